@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Set up everything the guide needs, then serve the site or run the tests.
+
+    python3 dev.py serve            # build and serve the site at http://127.0.0.1:8000
+    python3 dev.py test [ARGS...]   # run every test; ARGS go to pytest (e.g. --update-outputs)
+    python3 dev.py build            # build the site into site/ with --strict
+
+The first run creates .venv (Python packages, from pyproject.toml and constraints.txt) and
+node_modules (KaTeX, from package-lock.json). Later runs reinstall only what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / "python"
+
+
+def say(message: str) -> None:
+    print(f"[dev] {message}", flush=True)
+
+
+def run(*command: str | Path, **kwargs) -> None:
+    subprocess.run([str(part) for part in command], check=True, cwd=ROOT, **kwargs)
+
+
+def fingerprint(*paths: Path) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        if path.exists():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def ensure_python_env() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
+    if not PYTHON.exists():
+        say(f"creating {VENV.name}")
+        try:
+            venv.create(VENV, with_pip=True)
+        except Exception as err:  # Debian and Ubuntu ship venv's pip separately
+            sys.exit(f"Could not create a virtual environment ({err}).\n"
+                     "On Debian or Ubuntu: sudo apt-get install python3-venv, then run this again.")
+    stamp = VENV / ".installed"
+    wanted = fingerprint(ROOT / "pyproject.toml", ROOT / "constraints.txt")
+    if not stamp.exists() or stamp.read_text() != wanted:
+        say("installing Python packages")
+        run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+        constraints = ["--constraint", "constraints.txt"] if (ROOT / "constraints.txt").exists() else []
+        run(PYTHON, "-m", "pip", "install", "--quiet", *constraints, "--editable", ".[test]")
+        stamp.write_text(wanted)
+
+
+def ensure_node_modules() -> None:
+    if shutil.which("npm") is None:
+        sys.exit("npm is needed (Node.js 20 or newer) to render formulas with KaTeX.")
+    stamp = ROOT / "node_modules" / ".installed"
+    wanted = fingerprint(ROOT / "package-lock.json")
+    if not stamp.exists() or stamp.read_text() != wanted:
+        say("installing npm packages")
+        run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+        stamp.write_text(wanted)
+
+
+def main(argv: list[str]) -> int:
+    task, args = (argv[0], argv[1:]) if argv else ("", [])
+    if task not in {"serve", "test", "build"}:
+        print(__doc__)
+        return 2
+    ensure_python_env()
+    ensure_node_modules()
+    os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner, printed on every build
+    if task == "serve":
+        command = [BIN / "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]
+    elif task == "build":
+        command = [BIN / "mkdocs", "build", "--strict", *args]
+    else:
+        command = [PYTHON, "-m", "pytest", *args]
+    return subprocess.call([str(part) for part in command], cwd=ROOT)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,48 @@
+"""Draw the guide's figures while the site is built.
+
+Every function registered with ``@figure`` in ``transformer_math.figures`` becomes two files of the
+site, ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; pages show them with Material's
+``#only-light`` / ``#only-dark`` suffixes. Nothing binary is committed. SVGs are cached under
+``.cache/figures`` by a hash of the library's source, so a rebuild redraws only after a code change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from pathlib import Path
+
+from mkdocs.structure.files import File
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "transformer_math"
+CACHE = ROOT / ".cache" / "figures"
+
+
+def _source_hash() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def on_files(files, config):
+    import matplotlib
+
+    from transformer_math import figures
+
+    figures = importlib.reload(figures)  # `mkdocs serve` picks up edits to the figure code
+    key = f"{_source_hash()}-mpl{matplotlib.__version__}"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for name in figures.FIGURES:
+        for theme in figures.THEMES:
+            cached = CACHE / f"{name}.{theme}.{key}.svg"
+            if not cached.exists():
+                for stale in CACHE.glob(f"{name}.{theme}.*.svg"):
+                    stale.unlink()
+                cached.write_text(figures.render_svg(name, theme), encoding="utf-8")
+            files.append(
+                File.generated(config, f"figures/{name}.{theme}.svg", content=cached.read_text(encoding="utf-8"))
+            )
+    return files

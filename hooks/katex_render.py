@@ -1,0 +1,111 @@
+"""Render every formula to KaTeX HTML while the site is built.
+
+pymdownx.arithmatex (generic mode) leaves each formula as ``<span class="arithmatex">\\(...\\)</span>``
+or ``<div class="arithmatex">\\[...\\]</div>``. This hook hands the TeX to one long-lived Node process
+running the ``katex`` npm package (``tools/katex-server.mjs``) and puts the HTML in its place, so pages
+ship no math JavaScript. KaTeX's stylesheet and fonts are copied into the site itself.
+
+Invalid TeX stops the build with the page and the formula named. The hook knows nothing else about
+the site, so the same Markdown can move to another generator with a different renderer step.
+"""
+
+from __future__ import annotations
+
+import atexit
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = ROOT / "tools" / "katex-server.mjs"
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+CSS_PATH = "assets/katex/katex.min.css"
+
+MATH = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
+    re.S,
+)
+
+
+class KatexRenderer:
+    """A KaTeX process that answers one JSON line per formula; results are cached per build."""
+
+    def __init__(self) -> None:
+        if not (KATEX_DIST / "katex.mjs").exists():
+            raise PluginError("KaTeX is not installed: run `npm ci` in the project root (make serve does it).")
+        self.process = subprocess.Popen(
+            ["node", str(SERVER)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        self.cache: dict[tuple[str, bool], str] = {}
+        atexit.register(self.close)
+
+    def render(self, tex: str, display: bool) -> str:
+        key = (tex, display)
+        if key not in self.cache:
+            self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
+            self.process.stdin.flush()
+            answer = json.loads(self.process.stdout.readline())
+            if "error" in answer:
+                raise ValueError(answer["error"])
+            self.cache[key] = answer["html"]
+        return self.cache[key]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+
+
+_renderer: KatexRenderer | None = None
+
+
+def render_math(page_html: str, where: str) -> str:
+    """Replace every arithmatex placeholder in ``page_html`` by KaTeX HTML."""
+    global _renderer
+
+    def replace(match: re.Match) -> str:
+        global _renderer
+        display = match.group("block") is not None
+        tex = html.unescape(match.group("block") if display else match.group("inline")).strip()
+        if _renderer is None:
+            _renderer = KatexRenderer()
+        try:
+            rendered = _renderer.render(tex, display)
+        except ValueError as err:
+            raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
+        if display:
+            return f'<div class="arithmatex">{rendered}</div>'
+        return f'<span class="arithmatex">{rendered}</span>'
+
+    return MATH.sub(replace, page_html)
+
+
+def on_config(config):
+    if CSS_PATH not in config.extra_css:
+        config.extra_css.insert(0, CSS_PATH)
+    return config
+
+
+def on_page_content(html_text, page, config, files):
+    return render_math(html_text, page.file.src_uri)
+
+
+def on_post_build(config):
+    target = Path(config.site_dir) / "assets" / "katex"
+    (target / "fonts").mkdir(parents=True, exist_ok=True)
+    css = (KATEX_DIST / "katex.min.css").read_text(encoding="utf-8")
+    # Every browser this guide targets reads woff2, so ship only those fonts and drop the fallbacks.
+    css = re.sub(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)', "", css)
+    (target / "katex.min.css").write_text(css, encoding="utf-8")
+    for font in (KATEX_DIST / "fonts").glob("*.woff2"):
+        shutil.copy2(font, target / "fonts" / font.name)

@@ -1,0 +1,1 @@
+"""Linear algebra from the definitions."""

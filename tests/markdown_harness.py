@@ -1,0 +1,415 @@
+"""pytest plugin: run every ```python block of the guide and check what it prints.
+
+For each Markdown page under ``docs/``:
+
+* every ```python fence is one test item, named ``docs/PAGE.md::block N (line L)``;
+* its body is expanded by pymdownx.snippets configured exactly as in ``mkdocs.yml``, so a block whose
+  body is ``--8<-- "snippets/x.py"`` or a section of ``src/`` runs the very text the page shows;
+* it runs alone, in a fresh namespace, as a reader who copies it would run it -- unless its title
+  starts with "Continued" (``title="Continued from the block above"``), which the page shows and which
+  makes it run in the namespace of the page's previous Python block;
+* the ```output fence right after it (only blank lines between; its body may itself be a snippet
+  such as ``--8<-- "snippets/x.out"``) is the expected stdout. A block that prints without an output
+  fence fails; so does an output fence that follows no Python block.
+
+``pytest --update-outputs`` rewrites expected outputs in place -- in the page, or in the ``.out``
+file the page includes -- adds missing output fences and drops ones for blocks that print nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import difflib
+import io
+import os
+import re
+import shlex
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy
+import pytest
+
+PYTHON_LANGS = {"python", "py", "python3"}
+OPEN_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
+SNIPPET_LINE = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"?(?P<path>[^"\s]+)"?[ \t]*$')
+CONTINUED = re.compile(r"^continued\b", re.I)
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Fence:
+    """One fenced block of a Markdown page; line numbers are 1-based lines of the page."""
+
+    lang: str
+    title: str
+    indent: str
+    open_line: int
+    close_line: int
+    body: list[str]  # dedented by the fence's own indentation, not yet snippet-expanded
+
+    @property
+    def continues(self) -> bool:
+        return bool(CONTINUED.match(self.title))
+
+
+def _parse_info(info: str) -> tuple[str, str]:
+    """The language and title of a fence's info string: ``python title="x"`` or ``{ .python title="x" }``."""
+    info = info.strip()
+    if info.startswith("{") and info.endswith("}"):
+        info = info[1:-1].strip()
+    try:
+        words = shlex.split(info)
+    except ValueError:
+        words = info.split()
+    lang = words[0].lstrip(".").lower() if words else ""
+    title = next((word.split("=", 1)[1] for word in words[1:] if word.startswith("title=")), "")
+    return lang, title
+
+
+def parse_fences(text: str) -> list[Fence]:
+    """All top-level fences of ``text``, including fences indented inside admonitions, tabs and details."""
+    lines = text.split("\n")
+    fences: list[Fence] = []
+    index = 0
+    while index < len(lines):
+        match = OPEN_FENCE.match(lines[index])
+        if not match:
+            index += 1
+            continue
+        indent, marker = match.group("indent"), match.group("fence")
+        closing = re.compile(rf"^[ \t]*{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
+        end = index + 1
+        while end < len(lines) and not closing.match(lines[end]):
+            end += 1
+        lang, title = _parse_info(match.group("info"))
+        body = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]]
+        fences.append(Fence(lang, title, indent, index + 1, end + 1, body))
+        index = end + 1
+    return fences
+
+
+@dataclass
+class Example:
+    """A Python block and the output block that belongs to it (if any)."""
+
+    number: int
+    code: Fence
+    output: Fence | None
+    previous: Example | None = None  # the page's previous Python block, for "Continued" blocks
+    namespace: dict = field(default_factory=dict)
+
+
+def pair_examples(text: str) -> tuple[list[Example], list[Fence]]:
+    """Pair each Python fence with the output fence right after it; also return stray output fences."""
+    lines = text.split("\n")
+    examples: list[Example] = []
+    stray: list[Fence] = []
+    fences = parse_fences(text)
+    for position, fence in enumerate(fences):
+        if fence.lang in PYTHON_LANGS:
+            following = fences[position + 1] if position + 1 < len(fences) else None
+            only_blank_between = following is not None and all(
+                not line.strip() for line in lines[fence.close_line : following.open_line - 1]
+            )
+            output = following if following and following.lang == "output" and only_blank_between else None
+            previous = examples[-1] if examples else None
+            examples.append(Example(len(examples) + 1, fence, output, previous))
+        elif fence.lang == "output":
+            owner = examples[-1] if examples else None
+            if owner is None or owner.output is not fence:
+                stray.append(fence)
+    return examples, stray
+
+
+# --- snippets, exactly as the site expands them -------------------------------------------------
+
+
+class SnippetExpander:
+    """pymdownx.snippets with the options of mkdocs.yml, run over one block's lines."""
+
+    def __init__(self, config_file: Path) -> None:
+        from markdown import Markdown
+        from mkdocs.config import load_config
+
+        config = load_config(str(config_file))
+        options = dict(config.mdx_configs.get("pymdownx.snippets", {}))
+        here = os.getcwd()
+        os.chdir(config_file.parent)  # relative base paths mean "relative to the project", as in a build
+        try:
+            self.markdown = Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": options})
+        finally:
+            os.chdir(here)
+        self.root = config_file.parent
+        self.preprocessor = self.markdown.preprocessors["snippet"]
+
+    def expand(self, lines: list[str]) -> list[str]:
+        return self.preprocessor.run(list(lines))
+
+    def single_file(self, lines: list[str]) -> Path | None:
+        """The file a body includes when the body is one whole-file snippet line (``--8<-- "a.out"``)."""
+        content = [line for line in lines if line.strip()]
+        if len(content) != 1:
+            return None
+        match = SNIPPET_LINE.match(content[0])
+        if not match or ":" in match.group("path").replace("\\:", ""):
+            return None
+        for base in self.preprocessor.base_path:
+            candidate = Path(base) / match.group("path")
+            if candidate.is_file():
+                return candidate
+        return None
+
+
+# --- running a block ----------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """Output as compared: trailing spaces of each line and trailing blank lines do not count."""
+    return "\n".join(line.rstrip() for line in text.rstrip().split("\n")) if text.strip() else ""
+
+
+def run_block(code: str, filename: str, namespace: dict) -> str:
+    """Execute ``code`` in ``namespace`` and return what it printed; NumPy's print options are restored."""
+    saved_options = numpy.get_printoptions()
+    stdout = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(stdout):
+            exec(compile(code, filename, "exec"), namespace)
+    finally:
+        numpy.set_printoptions(**saved_options)
+    return stdout.getvalue()
+
+
+class BlockFailure(Exception):
+    """A block printed something other than its output fence, or the page is malformed."""
+
+
+class BlockRaised(Exception):
+    """The block itself raised; carries the traceback cut down to the block's own frames."""
+
+
+# --- pytest collection --------------------------------------------------------------------------
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-outputs",
+        action="store_true",
+        default=False,
+        help="rewrite the output fences of the guide (in pages and .out snippets) with what the blocks print",
+    )
+
+
+def pytest_configure(config):
+    config._doc_updates = Updates()
+    config.addinivalue_line("markers", "docs: a code block of the guide")
+
+
+def pytest_collect_file(file_path: Path, parent):
+    root = Path(parent.config.rootpath)
+    if file_path.suffix == ".md" and (root / "docs") in file_path.parents:
+        return MarkdownPage.from_parent(parent, path=file_path)
+    return None
+
+
+_expanders: dict[Path, SnippetExpander] = {}
+
+
+def expander_for(page: Path, root: Path) -> SnippetExpander:
+    config_file = next((folder / "mkdocs.yml" for folder in page.parents if (folder / "mkdocs.yml").exists()), None)
+    if config_file is None:
+        raise BlockFailure(f"no mkdocs.yml above {page}")
+    if config_file not in _expanders:
+        _expanders[config_file] = SnippetExpander(config_file)
+    return _expanders[config_file]
+
+
+class MarkdownPage(pytest.File):
+    def collect(self):
+        text = self.path.read_text(encoding="utf-8")
+        examples, stray = pair_examples(text)
+        for example in examples:
+            yield CodeBlock.from_parent(self, name=f"block {example.number} (line {example.code.open_line})", example=example)
+        for fence in stray:
+            yield StrayOutput.from_parent(self, name=f"output fence without a Python block (line {fence.open_line})", fence=fence)
+
+
+class CodeBlock(pytest.Item):
+    def __init__(self, *, example: Example, **kwargs):
+        super().__init__(**kwargs)
+        self.example = example
+        self.add_marker("docs")
+
+    @property
+    def relpath(self) -> str:
+        return str(self.path.relative_to(self.config.rootpath))
+
+    def _expand(self, lines: list[str], what: str, line: int) -> list[str]:
+        try:
+            return expander_for(self.path, self.config.rootpath).expand(lines)
+        except Exception as err:  # pymdownx.snippets.SnippetMissingError and friends
+            raise BlockFailure(f"{self.relpath}:{line}: cannot expand the {what}: {err}") from None
+
+    def runtest(self):
+        example, fence = self.example, self.example.code
+        code_lines = self._expand(fence.body, "Python block", fence.open_line)
+        if code_lines == fence.body:
+            # keep the page's line numbers in tracebacks
+            filename, code = self.relpath, "\n" * fence.open_line + "\n".join(code_lines)
+        else:
+            filename, code = f"{self.relpath} (block at line {fence.open_line}, snippet-expanded)", "\n".join(code_lines)
+        self._filename = filename
+
+        if fence.continues:
+            if example.previous is None or not example.previous.namespace:
+                raise BlockFailure(
+                    f"{self.relpath}:{fence.open_line}: this block continues the previous one, "
+                    "but there is no earlier Python block on the page that ran"
+                )
+            namespace = example.previous.namespace
+        else:
+            namespace = {"__name__": "__main__", "__builtins__": builtins}
+        try:
+            printed = run_block(code, filename, namespace)
+        except BaseException as err:
+            frames = traceback.extract_tb(err.__traceback__)
+            own = [frame for frame in frames if frame.filename == filename]
+            first_own = frames.index(own[0]) if own else len(frames)
+            text = "".join(traceback.format_list(frames[first_own:])) + "".join(
+                traceback.format_exception_only(type(err), err)
+            )
+            raise BlockRaised(f"{self.relpath}:{fence.open_line}: the block raised\n{text}") from None
+        example.namespace = namespace
+        self._check_output(printed)
+
+    def _check_output(self, printed: str):
+        example, fence, output = self.example, self.example.code, self.example.output
+        updates: Updates = self.config._doc_updates
+        update = self.config.getoption("update_outputs")
+        got = normalize(printed)
+        if output is None:
+            if not got:
+                return
+            if update:
+                updates.insert_after(self.path, fence, got)
+                return
+            raise BlockFailure(
+                f"{self.relpath}:{fence.open_line}: the block prints, but no ```output fence follows it "
+                f"(line {fence.close_line}).\nIt printed:\n{got}\n\nRun `pytest --update-outputs` to add it."
+            )
+        expected_lines = self._expand(output.body, "output block", output.open_line)
+        expected = normalize("\n".join(expected_lines))
+        if got == expected:
+            return
+        if update:
+            target = expander_for(self.path, self.config.rootpath).single_file(output.body)
+            if not got:
+                updates.remove(self.path, output)
+            elif target is not None:
+                updates.write_file(target, got)
+            else:
+                updates.replace(self.path, output, got)
+            return
+        diff = "\n".join(
+            difflib.unified_diff(
+                expected.split("\n"),
+                got.split("\n"),
+                fromfile=f"shown on the page ({self.relpath}:{output.open_line})",
+                tofile="printed by the block",
+                lineterm="",
+            )
+        )
+        if not got:
+            diff = "(the block printed nothing)\n" + diff
+        raise BlockFailure(
+            f"{self.relpath}:{fence.open_line}: the output differs from the output block at line {output.open_line}\n{diff}"
+            "\n\nRun `pytest --update-outputs` to re-record it, then review the diff."
+        )
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, (BlockFailure, BlockRaised)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.example.code.open_line - 1, f"{self.relpath}:{self.example.code.open_line}"
+
+
+class StrayOutput(pytest.Item):
+    def __init__(self, *, fence: Fence, **kwargs):
+        super().__init__(**kwargs)
+        self.fence = fence
+
+    def runtest(self):
+        relpath = self.path.relative_to(self.config.rootpath)
+        raise BlockFailure(
+            f"{relpath}:{self.fence.open_line}: an ```output fence must follow a ```python fence "
+            "directly (only blank lines between); this one follows none"
+        )
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, BlockFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.fence.open_line - 1, f"{self.path.name}:{self.fence.open_line}"
+
+
+# --- --update-outputs ---------------------------------------------------------------------------
+
+
+class Updates:
+    """Edits collected while blocks run, written when the session ends (bottom-up, so lines stay valid)."""
+
+    def __init__(self) -> None:
+        self.page_edits: dict[Path, list[tuple[int, int, list[str]]]] = {}
+        self.files: dict[Path, str] = {}
+
+    def _fence_lines(self, indent: str, text: str) -> list[str]:
+        return [f"{indent}```output", *[f"{indent}{line}" if line else "" for line in text.split("\n")], f"{indent}```"]
+
+    def replace(self, page: Path, output: Fence, text: str) -> None:
+        body = [f"{output.indent}{line}" if line else "" for line in text.split("\n")]
+        self.page_edits.setdefault(page, []).append((output.open_line, output.close_line - 1, body))
+
+    def insert_after(self, page: Path, code: Fence, text: str) -> None:
+        self.page_edits.setdefault(page, []).append((code.close_line, code.close_line, ["", *self._fence_lines(code.indent, text)]))
+
+    def remove(self, page: Path, output: Fence) -> None:
+        self.page_edits.setdefault(page, []).append((output.open_line - 1, output.close_line, []))
+
+    def write_file(self, path: Path, text: str) -> None:
+        self.files[path] = text + "\n"
+
+    def apply(self) -> list[str]:
+        changed = []
+        for page, edits in self.page_edits.items():
+            lines = page.read_text(encoding="utf-8").split("\n")
+            for start, end, new in sorted(edits, key=lambda edit: edit[0], reverse=True):
+                lines[start:end] = new  # start/end: 0-based slice of the lines to replace
+            page.write_text("\n".join(lines), encoding="utf-8")
+            changed.append(f"{page} ({len(edits)} block{'s' * (len(edits) != 1)})")
+        for path, text in self.files.items():
+            path.write_text(text, encoding="utf-8")
+            changed.append(str(path))
+        return changed
+
+
+def pytest_sessionfinish(session):
+    updates = getattr(session.config, "_doc_updates", None)
+    if updates is not None and session.config.getoption("update_outputs", False):
+        session.config._doc_updated = updates.apply()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    changed = getattr(config, "_doc_updated", None)
+    if changed:
+        terminalreporter.section("outputs re-recorded: review them with `git diff`")
+        for line in changed:
+            terminalreporter.write_line(line)
