@@ -22,8 +22,10 @@ FENCE = "```"
 @pytest.fixture
 def project(pytester):
     """A tiny project with the harness plugin, an mkdocs.yml and a docs/ folder."""
-    here = str(Path(__file__).resolve().parent)
-    pytester.makeconftest(f"import sys\nsys.path.insert(0, {here!r})\npytest_plugins = ['markdown_harness']\n")
+    tests, root = Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent
+    pytester.makeconftest(
+        f"import sys\nsys.path[:0] = [{str(tests)!r}, {str(root)!r}]\npytest_plugins = ['markdown_harness']\n"
+    )
     (pytester.path / "mkdocs.yml").write_text(MKDOCS_YML)
     (pytester.path / "docs").mkdir()
     (pytester.path / "snippets").mkdir()
