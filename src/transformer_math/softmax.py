@@ -1,0 +1,201 @@
+r"""Softmax, log-sum-exp and log-softmax, written to be numerically stable.
+
+Softmax turns a vector of scores (logits) into a probability distribution:
+
+$$\operatorname{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}.$$
+
+Every function works along one ``axis`` (the last by default) of an array of any shape, so a batch of
+attention rows of shape ``(batch, heads, queries, keys)`` is handled in one call, with no Python loop.
+
+The trick that makes them stable is to subtract the largest score first: $e^{x_i - m} / \sum_j e^{x_j - m}$
+is the same number (the factor $e^{-m}$ cancels), but no exponential can overflow because every shifted
+score is $\le 0$. Positions set to $-\infty$ (masked, as in causal attention) get probability exactly 0.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.softmax import softmax
+>>> print(np.round(softmax(np.array([1000.0, 1001.0, 1002.0])), 4))
+[0.09   0.2447 0.6652]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["softmax", "naive_softmax", "logsumexp", "log_softmax"]
+
+
+def _as_float_array(x) -> np.ndarray:
+    """``x`` as a floating-point array (integers become float64; float32 stays float32)."""
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(np.float64)
+    return x
+
+
+def _row_max(x: np.ndarray, axis: int, *, where: str) -> np.ndarray:
+    """The maximum of every row along ``axis`` (kept as a size-1 axis), refusing rows with nothing to normalise.
+
+    Checking the maxima only is enough: the maximum of a row is NaN if the row holds a NaN, +inf if it holds
+    +inf, and -inf only if every entry of the row is -inf.
+    """
+    if x.ndim == 0:
+        raise ValueError(f"{where} needs at least one axis to normalise over, got a scalar")
+    if x.shape[axis] == 0:
+        raise ValueError(f"{where} of an empty axis: axis {axis} of shape {x.shape} has length 0")
+    m = np.max(x, axis=axis, keepdims=True)
+    if not np.all(np.isfinite(m)):
+        squeezed = np.squeeze(m, axis=axis)
+        if np.any(np.isnan(squeezed)):
+            raise ValueError(f"{where}: the input contains NaN")
+        if np.any(squeezed == np.inf):
+            raise ValueError(f"{where}: the input contains +inf, whose share of the total is undefined")
+        row = tuple(int(i) for i in np.argwhere(squeezed == -np.inf)[0])
+        raise ValueError(
+            f"{where}: every position of row {row} is -inf, i.e. every position is masked; "
+            "a softmax needs at least one unmasked position"
+        )
+    return m
+
+
+# --8<-- [start:naive_softmax]
+def naive_softmax(x, axis=-1):
+    r"""Softmax straight from the formula $e^{x_i} / \sum_j e^{x_j}$ -- kept to show why it fails.
+
+    ``np.exp`` overflows to ``inf`` once a score passes about 709.78 (float64), and ``inf / inf`` is NaN.
+    Use :func:`softmax` instead.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores (logits).
+    axis : int
+        The axis that is turned into a distribution.
+
+    Examples
+    --------
+    >>> print(naive_softmax([0.0, 1.0, 2.0]).round(4))
+    [0.09   0.2447 0.6652]
+    """
+    e = np.exp(_as_float_array(x))
+    return e / np.sum(e, axis=axis, keepdims=True)
+# --8<-- [end:naive_softmax]
+
+
+# --8<-- [start:softmax]
+def softmax(x, axis=-1, temperature=1.0):
+    r"""Stable softmax along ``axis``: $\operatorname{softmax}(x / T)_i = e^{(x_i - m)/T} / \sum_j e^{(x_j - m)/T}$.
+
+    Here $m = \max_j x_j$ and $T$ is the temperature. Subtracting $m$ changes nothing mathematically and
+    keeps every exponent $\le 0$, so nothing overflows. Entries equal to $-\infty$ get probability 0.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores (logits), any shape.
+    axis : int
+        The axis that is turned into a distribution (the last by default).
+    temperature : float
+        $T > 0$. Below 1 sharpens the distribution, above 1 flattens it.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as ``x``; non-negative and summing to 1 along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        If ``temperature <= 0``, or a row is entirely $-\infty$ (every position masked), or holds NaN/+inf.
+
+    Examples
+    --------
+    >>> print(softmax([2.0, 1.0, 0.1]).round(4))
+    [0.659  0.2424 0.0986]
+    >>> print(softmax([2.0, 1.0, 0.1], temperature=0.5).round(4))
+    [0.8638 0.1169 0.0193]
+    """
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    x = _as_float_array(x)
+    m = _row_max(x, axis, where="softmax")
+    out = np.subtract(x, m)                  # the one full-size array we allocate; every entry <= 0
+    if temperature != 1.0:
+        out /= temperature                   # (x - m) / T: the maximum of x / T is m / T
+    np.exp(out, out=out)                     # in place: exp(-inf) is exactly 0
+    out /= np.sum(out, axis=axis, keepdims=True)
+    return out
+# --8<-- [end:softmax]
+
+
+# --8<-- [start:logsumexp]
+def logsumexp(x, axis=-1, keepdims=False):
+    r"""$\log \sum_j e^{x_j}$ along ``axis``, computed as $m + \log \sum_j e^{x_j - m}$ with $m = \max_j x_j$.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores, any shape.
+    axis : int
+        The axis summed over.
+    keepdims : bool
+        Keep ``axis`` as a length-1 axis (handy for broadcasting back against ``x``).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        ``x`` with ``axis`` reduced. A row that is entirely $-\infty$ gives $-\infty$ (the log of 0).
+
+    Examples
+    --------
+    >>> print(round(float(logsumexp([1000.0, 1000.0])), 6))
+    1000.693147
+    """
+    x = _as_float_array(x)
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)     # an all -inf (or inf/NaN) row: shift by 0, let IEEE rules apply
+    shifted = np.subtract(x, m)
+    np.exp(shifted, out=shifted)
+    with np.errstate(divide="ignore"):      # log(0) = -inf is the right answer for an all -inf row
+        out = np.log(np.sum(shifted, axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+# --8<-- [end:logsumexp]
+
+
+# --8<-- [start:log_softmax]
+def log_softmax(x, axis=-1):
+    r"""$\log \operatorname{softmax}(x)_i = x_i - \log \sum_j e^{x_j} = (x_i - m) - \log \sum_j e^{x_j - m}$.
+
+    Computed from the shifted scores, never as ``np.log(softmax(x))``: a probability that underflows to 0
+    would give $-\infty$, while this stays finite for every finite score.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores (logits), any shape.
+    axis : int
+        The axis that is turned into a log-distribution.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as ``x``; ``np.exp`` of it sums to 1 along ``axis``. Masked ($-\infty$) entries stay $-\infty$.
+
+    Raises
+    ------
+    ValueError
+        If a row is entirely $-\infty$ (every position masked), or holds NaN/+inf.
+
+    Examples
+    --------
+    >>> print(log_softmax([0.0, 10000.0]))
+    [-10000.      0.]
+    """
+    x = _as_float_array(x)
+    m = _row_max(x, axis, where="log_softmax")
+    out = np.subtract(x, m)                  # shifted scores, every entry <= 0
+    total = np.sum(np.exp(out), axis=axis, keepdims=True)  # >= 1: the maximum contributes exp(0) = 1
+    out -= np.log(total)
+    return out
+# --8<-- [end:log_softmax]

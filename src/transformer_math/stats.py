@@ -1,0 +1,148 @@
+r"""Mean, variance, standard deviation -- and Layer Normalization built from them.
+
+For values $x_1, \dots, x_n$:
+
+$$\mu = \frac{1}{n}\sum_i x_i, \qquad \sigma^2 = \frac{1}{n - \text{ddof}}\sum_i (x_i - \mu)^2, \qquad \sigma = \sqrt{\sigma^2}.$$
+
+``ddof=0`` gives the population variance (what NumPy's ``np.var`` computes, and what LayerNorm uses);
+``ddof=1`` gives the sample variance, the unbiased estimate from a sample.
+
+Every function takes an ``axis``: ``None`` for all values, or the axis to reduce, so a tensor of shape
+``(batch, seq, d)`` is normalised per token with ``axis=-1``.
+
+Example
+-------
+>>> from transformer_math.stats import mean, variance, std
+>>> data = [1, 2, 3, 4, 5]
+>>> print(mean(data), variance(data), std(data))
+3.0 2.0 1.4142135623730951
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["mean", "variance", "std", "layer_norm"]
+
+
+def _count(x: np.ndarray, axis) -> int:
+    """How many values each result of a reduction along ``axis`` is computed from."""
+    if axis is None:
+        return x.size
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return int(np.prod([x.shape[a] for a in axes]))
+
+
+# --8<-- [start:mean]
+def mean(x, axis=None, keepdims=False):
+    r"""The arithmetic mean $\mu = \frac{1}{n}\sum_i x_i$.
+
+    Parameters
+    ----------
+    x : array_like
+        Values.
+    axis : int, tuple of int or None
+        Axis to average over; ``None`` averages every value.
+    keepdims : bool
+        Keep the reduced axes with length 1, so the result broadcasts against ``x``.
+
+    Examples
+    --------
+    >>> print(mean([[1, 2], [3, 6]], axis=1))
+    [1.5 4.5]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n = _count(x, axis)
+    if n == 0:
+        raise ValueError(f"mean of no values: shape {x.shape}, axis {axis}")
+    return np.sum(x, axis=axis, keepdims=keepdims) / n
+# --8<-- [end:mean]
+
+
+# --8<-- [start:variance]
+def variance(x, axis=None, ddof=0, keepdims=False):
+    r"""The variance $\sigma^2 = \frac{1}{n - \text{ddof}}\sum_i (x_i - \mu)^2$.
+
+    Parameters
+    ----------
+    x : array_like
+        Values.
+    axis : int, tuple of int or None
+        Axis to reduce; ``None`` uses every value.
+    ddof : int
+        "Delta degrees of freedom": 0 for the population variance (divide by $n$), 1 for the sample
+        variance (divide by $n - 1$).
+    keepdims : bool
+        Keep the reduced axes with length 1.
+
+    Examples
+    --------
+    >>> print(variance([1, 2, 3, 4, 5]), variance([1, 2, 3, 4, 5], ddof=1))
+    2.0 2.5
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n = _count(x, axis)
+    if n - ddof <= 0:
+        raise ValueError(f"variance with ddof={ddof} needs more than {ddof} values along axis {axis}, got {n}")
+    deviations = x - mean(x, axis=axis, keepdims=True)
+    return np.sum(deviations * deviations, axis=axis, keepdims=keepdims) / (n - ddof)
+# --8<-- [end:variance]
+
+
+# --8<-- [start:std]
+def std(x, axis=None, ddof=0, keepdims=False):
+    r"""The standard deviation $\sigma = \sqrt{\sigma^2}$, in the same units as ``x``.
+
+    Examples
+    --------
+    >>> print(std([1, 2, 3, 4, 5]))
+    1.4142135623730951
+    """
+    return np.sqrt(variance(x, axis=axis, ddof=ddof, keepdims=keepdims))
+# --8<-- [end:std]
+
+
+# --8<-- [start:layer_norm]
+def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
+    r"""Layer Normalization: $y = \gamma \odot \dfrac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta$.
+
+    $\mu$ and $\sigma^2$ are the mean and the (biased, ``ddof=0``) variance of each vector along ``axis``
+    -- in a Transformer, of each token's ``d`` features. After it every token has mean 0 and standard
+    deviation close to 1 (a bit under 1, because of $\varepsilon$), then $\gamma$ and $\beta$ (learned,
+    one per feature) rescale and shift it.
+
+    Parameters
+    ----------
+    x : array_like
+        Activations, e.g. of shape ``(batch, seq, d)``.
+    gamma, beta : array_like or None
+        Scale and shift of shape ``(d,)`` where ``d = x.shape[axis]``; ``None`` means ones and zeros.
+    eps : float
+        Added to the variance so that a constant vector does not divide by zero.
+    axis : int
+        The feature axis.
+
+    Examples
+    --------
+    >>> print(layer_norm([1.0, 2.0, 3.0]).round(4))
+    [-1.2247  0.      1.2247]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    d = x.shape[axis]
+    mu = mean(x, axis=axis, keepdims=True)
+    var = variance(x, axis=axis, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    shape = [1] * x.ndim
+    shape[axis] = d                          # gamma and beta run along the feature axis
+    if gamma is not None:
+        gamma = np.asarray(gamma, dtype=np.float64)
+        if gamma.shape != (d,):
+            raise ValueError(f"gamma must have shape ({d},) to match axis {axis} of x {x.shape}, got {gamma.shape}")
+        y = y * gamma.reshape(shape)
+    if beta is not None:
+        beta = np.asarray(beta, dtype=np.float64)
+        if beta.shape != (d,):
+            raise ValueError(f"beta must have shape ({d},) to match axis {axis} of x {x.shape}, got {beta.shape}")
+        y = y + beta.reshape(shape)
+    return y
+# --8<-- [end:layer_norm]
