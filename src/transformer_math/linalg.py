@@ -1,1 +1,197 @@
-"""Linear algebra from the definitions."""
+r"""Linear algebra from the definitions.
+
+Each function here computes what NumPy already computes (``A @ B``, ``np.dot``, ``np.linalg.eigh``),
+but written the way the formula reads, with plain loops and sums, so that the code can be put next to
+the formula on the page. They are slow on purpose; use NumPy in real work and these to see what NumPy
+does. Every function checks its inputs and says clearly what is wrong with them.
+
+Example
+-------
+>>> matmul_loops([[1, 2], [3, 4]], [[5, 6], [7, 8]])
+array([[19, 22],
+       [43, 50]])
+>>> print(dot([1, 2, 3], [4, 5, 6]))
+32
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ["matmul_loops", "dot", "norm", "cosine_similarity", "power_iteration"]
+
+
+# --8<-- [start:matmul_loops]
+def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
+    r"""Multiply two matrices with three loops: $C_{ij} = \sum_{k} A_{ik} B_{kj}$.
+
+    Parameters
+    ----------
+    A : array_like, shape (m, n)
+    B : array_like, shape (n, p)
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, p)
+        The same numbers as ``A @ B``, in the dtype NumPy would give them.
+
+    Raises
+    ------
+    ValueError
+        If an input is not 2-D, or the inner dimensions differ.
+
+    Examples
+    --------
+    >>> matmul_loops([[1, 2, 3]], [[1], [1], [1]])
+    array([[6]])
+    """
+    A, B = np.asarray(A), np.asarray(B)
+    if A.ndim != 2 or B.ndim != 2:
+        raise ValueError(f"matmul_loops needs two 2-D arrays, got shapes {A.shape} and {B.shape}")
+    (m, n), (n_b, p) = A.shape, B.shape
+    if n != n_b:
+        raise ValueError(f"cannot multiply {A.shape} by {B.shape}: inner dimensions {n} and {n_b} differ")
+
+    C = np.zeros((m, p), dtype=np.result_type(A, B))
+    for i in range(m):  # each row of A ...
+        for j in range(p):  # ... meets each column of B
+            for k in range(n):  # in a sum over the shared dimension
+                C[i, j] += A[i, k] * B[k, j]
+    return C
+# --8<-- [end:matmul_loops]
+
+
+# --8<-- [start:dot]
+def dot(a: ArrayLike, b: ArrayLike):
+    r"""The dot product as defined: the sum of products, $a \cdot b = \sum_i a_i b_i$.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n,)
+        Two vectors of the same length.
+
+    Returns
+    -------
+    scalar
+        The same number as ``np.dot(a, b)`` (up to rounding for floats).
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D, or the lengths differ.
+
+    Examples
+    --------
+    >>> print(dot([1, 0, -1], [2, 5, 2]))
+    0
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"dot needs two 1-D vectors, got shapes {a.shape} and {b.shape}")
+    if a.shape != b.shape:
+        raise ValueError(f"cannot take the dot product of shapes {a.shape} and {b.shape}: lengths differ")
+
+    total = 0
+    for a_i, b_i in zip(a, b):
+        total += a_i * b_i
+    return total
+# --8<-- [end:dot]
+
+
+# --8<-- [start:norm]
+def norm(v: ArrayLike) -> float:
+    r"""The Euclidean length of a vector: $\lVert v \rVert = \sqrt{v \cdot v} = \sqrt{\sum_i v_i^2}$.
+
+    Examples
+    --------
+    >>> norm([3, 4])
+    5.0
+    """
+    return float(np.sqrt(dot(v, v)))
+# --8<-- [end:norm]
+
+
+# --8<-- [start:cosine_similarity]
+def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
+    r"""The cosine of the angle between two vectors: $\cos\theta = \dfrac{a \cdot b}{\lVert a \rVert \, \lVert b \rVert}$.
+
+    It is 1 for vectors pointing the same way, 0 for perpendicular ones and -1 for opposite ones,
+    whatever their lengths. Rounding can push the quotient a hair past 1; the result is clipped to
+    $[-1, 1]$ so that ``np.arccos`` of it always works.
+
+    Raises
+    ------
+    ValueError
+        If either vector is zero (it has no direction, so no angle), or if the shapes differ.
+
+    Examples
+    --------
+    >>> cosine_similarity([1, 0], [0, 2])
+    0.0
+    >>> cosine_similarity([1, 1], [3, 3])
+    1.0
+    """
+    norm_a, norm_b = norm(a), norm(b)
+    if norm_a == 0 or norm_b == 0:
+        raise ValueError("cosine similarity is undefined for a zero vector: it has no direction")
+    return float(np.clip(dot(a, b) / (norm_a * norm_b), -1.0, 1.0))
+# --8<-- [end:cosine_similarity]
+
+
+# --8<-- [start:power_iteration]
+def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[float, np.ndarray]:
+    r"""The dominant eigenvalue and eigenvector of a square matrix, by repeated multiplication.
+
+    Start from a random unit vector $v_0$ and repeat $v_{t+1} = A v_t / \lVert A v_t \rVert$.
+    The part of $v_t$ along the eigenvector with the largest $|\lambda|$ grows fastest, so $v_t$
+    turns towards it; the eigenvalue is then the Rayleigh quotient $\lambda = v^\top A v$.
+    Convergence is fast when $|\lambda_1|$ is well above $|\lambda_2|$ (the error shrinks like
+    $|\lambda_2 / \lambda_1|^t$) and slow when they are close.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, n)
+    steps : int
+        How many multiplications to do (at least 1).
+    seed : int
+        Seed of the random start vector, so the result is reproducible.
+
+    Returns
+    -------
+    eigenvalue : float
+    eigenvector : numpy.ndarray, shape (n,)
+        Of length 1, its largest-magnitude entry made positive (an eigenvector's sign is arbitrary;
+        this fixes one).
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not square, or ``steps`` is below 1.
+
+    Examples
+    --------
+    >>> value, vector = power_iteration([[2, 1], [1, 2]])
+    >>> print(round(value, 6), np.round(vector, 4))
+    3.0 [0.7071 0.7071]
+    """
+    A = np.asarray(A, dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"power iteration needs a square matrix, got shape {A.shape}")
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+
+    v = np.random.default_rng(seed).standard_normal(A.shape[0])
+    v = v / np.linalg.norm(v)
+    for _ in range(steps):
+        w = A @ v
+        length = np.linalg.norm(w)
+        if length == 0:  # A v = 0: v is an eigenvector with eigenvalue 0
+            break
+        v = w / length
+
+    eigenvalue = float(v @ A @ v)  # Rayleigh quotient; v has length 1
+    if v[np.argmax(np.abs(v))] < 0:  # make the sign deterministic
+        v = -v
+    return eigenvalue, v
+# --8<-- [end:power_iteration]
