@@ -120,6 +120,62 @@ def unit_circle_map() -> Figure:
 # --8<-- [end:unit-circle-map]
 
 
+# --8<-- [start:linear-map-grid]
+@figure("linear-map-grid")
+def linear_map_grid() -> Figure:
+    """A matrix moves every point of the plane: the grid, the unit square and the two basis vectors."""
+    A = np.array([[2.0, 1.0], [0.0, 1.0]])
+    ticks = np.arange(-4, 5)
+    line = np.linspace(-4, 4, 2)
+
+    fig = Figure(figsize=(9, 4.5))
+    before, after = fig.subplots(1, 2, sharex=True, sharey=True)
+    for ax, M, title in [(before, np.eye(2), "before: x"), (after, A, "after: A x with A = [[2, 1], [0, 1]]")]:
+        for t in ticks:  # grid lines x = t and y = t, each mapped by M
+            for points in (np.stack([np.full(2, t), line]), np.stack([line, np.full(2, t)])):
+                ax.plot(*(M @ points), color="C5", lw=0.8, alpha=0.6)
+        square = M @ np.array([[0, 1, 1, 0, 0], [0, 0, 1, 1, 0]])
+        ax.fill(*square, color="C3", alpha=0.35, label="unit square")
+        for column, colour, name in [(0, "C0", "e1"), (1, "C1", "e2")]:
+            tip = M[:, column]
+            ax.annotate("", xy=tip, xytext=(0, 0), arrowprops={"arrowstyle": "->", "lw": 2.5, "color": colour})
+            label = name if M is not A else f"A {name} = ({tip[0]:g}, {tip[1]:g})"
+            ax.text(tip[0] + 0.1, tip[1] + 0.15, label, color=colour, fontsize=10)
+        ax.set_title(title, fontsize=11)
+        ax.set_aspect("equal")
+        ax.set_xlim(-3.5, 3.5)
+        ax.set_ylim(-2.5, 2.5)
+        ax.grid(False)
+    after.text(-3.3, -2.3, "columns of A = images of e1, e2", fontsize=9)
+    return fig
+# --8<-- [end:linear-map-grid]
+
+
+# --8<-- [start:cosine-angles]
+@figure("cosine-angles")
+def cosine_angles() -> Figure:
+    """Pairs of vectors at different angles, with their cosine similarity."""
+    a = np.array([2.0, 0.5])
+    angles = [20, 90, 160]
+
+    fig = Figure(figsize=(9, 3.4))
+    axes = fig.subplots(1, len(angles), sharex=True, sharey=True)
+    for ax, degrees in zip(axes, angles):
+        theta = np.deg2rad(degrees)
+        rotation = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+        b = 0.7 * rotation @ a
+        cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+        for vector, colour, name in [(a, "C0", "a"), (b, "C1", "b")]:
+            ax.annotate("", xy=vector, xytext=(0, 0), arrowprops={"arrowstyle": "->", "lw": 2.5, "color": colour})
+            ax.text(*(vector * 1.15), name, color=colour, ha="center", va="center", fontsize=12)
+        ax.set_title(f"angle {degrees}°:  cos = {cos:.2f}", fontsize=11)
+        ax.set_aspect("equal")
+        ax.set_xlim(-2.5, 2.5)
+        ax.set_ylim(-1.2, 2.5)
+    return fig
+# --8<-- [end:cosine-angles]
+
+
 # --- Part II: probability, statistics, softmax, information ----------------------------------
 
 
