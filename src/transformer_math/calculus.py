@@ -1,0 +1,190 @@
+r"""Numerical derivatives: finite differences and gradient checks.
+
+A derivative is a limit, $f'(x) = \lim_{h \to 0} \frac{f(x + h) - f(x)}{h}$. A computer cannot take
+the limit, but it can pick a small $h$ and divide. This module does exactly that, for one number
+(:func:`derivative`) and for every entry of an array (:func:`numerical_gradient`), and compares such an
+estimate with a gradient worked out by hand (:func:`gradient_check`).
+
+Finite differences are slow (two calls of ``f`` per entry) and only accurate to about six to ten
+digits, so nobody trains with them. Their use is to *check* the analytic gradients and the backward
+passes that training does use.
+
+Example
+-------
+>>> round(derivative(lambda x: x ** 2, 3.0), 6)
+6.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+METHODS = ("central", "forward")
+
+
+def _check_step(h: float) -> None:
+    if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
+        raise ValueError(f"the step h must be a finite number > 0, got {h!r}")
+
+
+def _scalar(value, where: str) -> float:
+    """``value`` as a Python float, or a clear error when ``f`` did not return one finite number."""
+    array = np.asarray(value, dtype=float)
+    if array.size != 1:
+        raise ValueError(f"f must return a single number, but returned an array of shape {array.shape} {where}")
+    number = float(array.reshape(()))
+    if not math.isfinite(number):
+        raise ValueError(f"f returned {number} {where}; a finite difference needs finite values")
+    return number
+
+
+# --8<-- [start:derivative]
+def derivative(f: Callable[[float], float], x: float, h: float = 1e-5, method: str = "central") -> float:
+    r"""Estimate $f'(x)$ with a finite difference.
+
+    The forward difference $\frac{f(x + h) - f(x)}{h}$ is off by about $\frac{h}{2} |f''(x)|$;
+    the central difference $\frac{f(x + h) - f(x - h)}{2h}$ only by about $\frac{h^2}{6} |f'''(x)|$,
+    so it is the default.
+
+    Parameters
+    ----------
+    f : callable
+        A function of one number that returns one number.
+    x : float
+        The point at which to differentiate.
+    h : float, default 1e-5
+        The step, > 0. Much smaller steps lose digits to rounding (see the chapter on derivatives).
+    method : {"central", "forward"}
+        Which difference quotient to use.
+
+    Returns
+    -------
+    float
+        The estimate of $f'(x)$.
+
+    Raises
+    ------
+    ValueError
+        If ``h <= 0``, ``method`` is unknown, or ``f`` does not return one finite number.
+
+    Examples
+    --------
+    >>> derivative(lambda x: x ** 3, 2.0)  # exactly 3 * 2**2 = 12
+    12.00000000021184
+    >>> round(derivative(lambda x: x ** 3, 2.0, method="forward"), 4)
+    12.0001
+    """
+    _check_step(h)
+    if method == "central":
+        after, before = _scalar(f(x + h), f"at x + h = {x + h!r}"), _scalar(f(x - h), f"at x - h = {x - h!r}")
+        return (after - before) / (2 * h)
+    if method == "forward":
+        after, here = _scalar(f(x + h), f"at x + h = {x + h!r}"), _scalar(f(x), f"at x = {x!r}")
+        return (after - here) / h
+    raise ValueError(f"unknown method {method!r}; use one of {', '.join(map(repr, METHODS))}")
+# --8<-- [end:derivative]
+
+
+# --8<-- [start:numerical_gradient]
+def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> np.ndarray:
+    r"""Estimate the gradient $\nabla f(x)$ of a scalar function of an array, by central differences.
+
+    Entry $i$ of the result is $\frac{f(x + h e_i) - f(x - h e_i)}{2h}$, where $e_i$ is the array with a
+    1 at position $i$ and zeros elsewhere: nudge one entry up and down, leave the others alone.
+
+    Parameters
+    ----------
+    f : callable
+        A function that takes an array shaped like ``x`` and returns one number (a loss).
+    x : array_like
+        The point. It is copied to float64 first, so the caller's array is never changed.
+    h : float, default 1e-5
+        The step, > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        An array of ``x``'s shape: the partial derivative of ``f`` with respect to each entry.
+
+    Raises
+    ------
+    ValueError
+        If ``h <= 0`` or ``f`` does not return one finite number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = numerical_gradient(lambda v: np.sum(v ** 2), np.array([3.0, 4.0]))  # exactly (6, 8)
+    >>> np.round(g, 6)
+    array([6., 8.])
+    """
+    _check_step(h)
+    x = np.array(x, dtype=float)  # a copy: the nudges below never touch the caller's array
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        original = x[index]
+        x[index] = original + h
+        after = _scalar(f(x), f"when entry {index} is nudged up")
+        x[index] = original - h
+        before = _scalar(f(x), f"when entry {index} is nudged down")
+        x[index] = original
+        grad[index] = (after - before) / (2 * h)
+    return grad
+# --8<-- [end:numerical_gradient]
+
+
+# --8<-- [start:gradient_check]
+def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -> float:
+    r"""Compare an analytic gradient with central differences; return the largest relative error.
+
+    With $g$ the analytic gradient and $\hat g$ the numerical one, the error of entry $i$ is
+
+    $$\frac{|g_i - \hat g_i|}{\max(|g_i|, |\hat g_i|, 1)}.$$
+
+    Entries larger than 1 are judged relative to their size; smaller ones absolutely, so an entry that
+    should be exactly 0 is not condemned for its rounding noise. Around $10^{-7}$ or less means the
+    gradient is right; a wrong formula typically gives $10^{-2}$ or more.
+
+    Parameters
+    ----------
+    f : callable
+        The scalar function (the loss), taking an array shaped like ``x``.
+    grad : callable or array_like
+        The analytic gradient: a function of ``x``, or its value at ``x``.
+    x : array_like
+        The point at which to compare. Not modified.
+    h : float, default 1e-5
+        The finite-difference step.
+
+    Returns
+    -------
+    float
+        The largest error over all entries.
+
+    Raises
+    ------
+    ValueError
+        If the analytic gradient's shape differs from ``x``'s or it is not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = lambda v: np.sum(v ** 3)
+    >>> gradient_check(f, lambda v: 3 * v ** 2, np.array([1.0, -2.0])) < 1e-8
+    True
+    >>> round(gradient_check(f, lambda v: 2 * v ** 2, np.array([1.0, -2.0])), 4)  # a wrong formula
+    0.3333
+    """
+    x = np.array(x, dtype=float)
+    analytic = np.asarray(grad(x.copy()) if callable(grad) else grad, dtype=float)
+    if analytic.shape != x.shape:
+        raise ValueError(f"the analytic gradient has shape {analytic.shape}, but x has shape {x.shape}")
+    if not np.all(np.isfinite(analytic)):
+        raise ValueError("the analytic gradient contains nan or inf")
+    numeric = numerical_gradient(f, x, h)
+    scale = np.maximum(np.maximum(np.abs(analytic), np.abs(numeric)), 1.0)
+    return float(np.max(np.abs(analytic - numeric) / scale, initial=0.0))
+# --8<-- [end:gradient_check]

@@ -1,0 +1,227 @@
+r"""Optimizers from their published update rules: SGD with momentum, Adam and AdamW.
+
+An optimizer owns a list of parameters (NumPy float arrays) and changes them **in place** each time
+``step(grads)`` is called with one gradient per parameter, in the same order and of the same shapes.
+In place matters: a model that holds these arrays sees the new values without being told.
+
+* :class:`SGD` -- $\theta \leftarrow \theta - \eta\, v$ with the velocity $v \leftarrow \mu v + g$
+  (PyTorch's form of momentum; $\mu = 0$ is plain gradient descent).
+* :class:`Adam` -- Kingma & Ba (2015), Algorithm 1: running averages of $g$ and $g^2$, corrected for
+  their start at zero, give each entry its own step size.
+* :class:`AdamW` -- Loshchilov & Hutter (2019), Algorithm 2: Adam plus weight decay applied to the
+  parameters directly, not added to the gradient. The decay follows PyTorch's convention,
+  $\theta \leftarrow \theta - \eta \lambda \theta$, where $\eta$ is the learning rate.
+
+Example
+-------
+>>> import numpy as np
+>>> w = np.array([1.0, -2.0])
+>>> SGD([w], lr=0.1).step([np.array([0.5, -1.0])])
+>>> w
+array([ 0.95, -1.9 ])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def _check_number(name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False,
+                  high_open: bool = True) -> float:
+    """``value`` as a float, or a ValueError that names the hyperparameter and the allowed range."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {value!r}") from None
+    too_low = number <= low if low_open else number < low
+    too_high = number >= high if high_open else number > high
+    if not math.isfinite(number) or too_low or too_high:
+        left, right = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(f"{name} must be in {left}{low:g}, {high:g}{right}, got {value!r}")
+    return number
+
+
+# --8<-- [start:Optimizer]
+class Optimizer:
+    """What every optimizer here shares: the parameters, the learning rate, the step count, input checks."""
+
+    def __init__(self, params: Sequence[np.ndarray], lr: float) -> None:
+        if isinstance(params, np.ndarray):
+            raise TypeError("params must be a list of arrays; for a single array write [w]")
+        self.params = list(params)
+        for i, p in enumerate(self.params):
+            if not (isinstance(p, np.ndarray) and np.issubdtype(p.dtype, np.floating)):
+                raise TypeError(f"parameter {i} must be a NumPy float array (it is updated in place), "
+                                f"got {type(p).__name__} of dtype {getattr(p, 'dtype', None)}")
+        self.lr = _check_number("lr (the learning rate)", lr, 0.0, low_open=True)
+        self.t = 0  # number of steps taken
+
+    def _checked(self, grads: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The gradients as float arrays, after checking their number, shapes and values."""
+        grads = list(grads)
+        if len(grads) != len(self.params):
+            raise ValueError(f"expected {len(self.params)} gradients (one per parameter), got {len(grads)}")
+        checked = []
+        for i, (p, g) in enumerate(zip(self.params, grads)):
+            g = np.asarray(g, dtype=float)
+            if g.shape != p.shape:
+                raise ValueError(f"gradient {i} has shape {g.shape}, but parameter {i} has shape {p.shape}")
+            if not np.all(np.isfinite(g)):
+                raise ValueError(f"gradient {i} contains nan or inf; the parameters were not changed")
+            checked.append(g)
+        return checked
+# --8<-- [end:Optimizer]
+
+
+class SGD(Optimizer):
+    r"""Stochastic gradient descent, with optional momentum.
+
+    With learning rate $\eta$ and momentum $\mu$, each step does, for every parameter,
+
+    $$v \leftarrow \mu v + g, \qquad \theta \leftarrow \theta - \eta v,$$
+
+    with $v$ starting at 0 (PyTorch's form, without dampening or Nesterov). With $\mu = 0$ this is
+    plain gradient descent, $\theta \leftarrow \theta - \eta g$.
+
+    Parameters
+    ----------
+    params : list of numpy.ndarray
+        The float arrays to optimize; updated in place.
+    lr : float
+        The learning rate $\eta > 0$.
+    momentum : float, default 0.0
+        $\mu$ in $[0, 1)$.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([1.0])
+    >>> opt = SGD([w], lr=0.1, momentum=0.9)
+    >>> opt.step([np.array([1.0])]); w      # v = 1
+    array([0.9])
+    >>> opt.step([np.array([1.0])]); w      # v = 0.9 * 1 + 1 = 1.9
+    array([0.71])
+    """
+
+    # --8<-- [start:SGD]
+    def __init__(self, params, lr, momentum=0.0):
+        super().__init__(params, lr)
+        self.momentum = _check_number("momentum", momentum, 0.0, 1.0)
+        self.velocity = [np.zeros_like(p) for p in self.params]
+
+    def step(self, grads):
+        grads = self._checked(grads)
+        self.t += 1
+        for p, g, v in zip(self.params, grads, self.velocity):
+            v *= self.momentum
+            v += g                      # v = mu * v + g
+            p -= self.lr * v            # in place: the caller's array changes
+    # --8<-- [end:SGD]
+
+
+class Adam(Optimizer):
+    r"""Adam (Kingma & Ba, 2015, Algorithm 1).
+
+    At step $t = 1, 2, \ldots$, for every parameter $\theta$ with gradient $g$:
+
+    $$m \leftarrow \beta_1 m + (1 - \beta_1) g, \qquad v \leftarrow \beta_2 v + (1 - \beta_2) g^2,$$
+
+    $$\hat m = \frac{m}{1 - \beta_1^t}, \qquad \hat v = \frac{v}{1 - \beta_2^t}, \qquad
+    \theta \leftarrow \theta - \eta \frac{\hat m}{\sqrt{\hat v} + \epsilon},$$
+
+    with $m$ and $v$ starting at 0 and every operation taken entry by entry. Dividing by
+    $1 - \beta^t$ (bias correction) undoes the pull towards 0 of averages that start at 0.
+
+    Parameters
+    ----------
+    params : list of numpy.ndarray
+        The float arrays to optimize; updated in place.
+    lr : float, default 1e-3
+        The step size $\eta > 0$ (called $\alpha$ in the paper).
+    betas : (float, float), default (0.9, 0.999)
+        Decay rates $\beta_1, \beta_2$ in $[0, 1)$ of the two running averages.
+    eps : float, default 1e-8
+        $\epsilon \geq 0$, keeps the division finite where $\hat v = 0$.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([1.0, -2.0])
+    >>> Adam([w], lr=0.1).step([np.array([0.5, -100.0])])  # first step: about lr * sign(g)
+    >>> np.round(w, 6)
+    array([ 0.9, -1.9])
+    """
+
+    # --8<-- [start:Adam]
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+        super().__init__(params, lr)
+        beta1, beta2 = betas
+        self.beta1 = _check_number("betas[0]", beta1, 0.0, 1.0)
+        self.beta2 = _check_number("betas[1]", beta2, 0.0, 1.0)
+        self.eps = _check_number("eps", eps, 0.0)
+        self.m = [np.zeros_like(p) for p in self.params]  # running mean of g
+        self.v = [np.zeros_like(p) for p in self.params]  # running mean of g**2
+
+    def step(self, grads):
+        grads = self._checked(grads)
+        self.t += 1
+        for p, g, m, v in zip(self.params, grads, self.m, self.v):
+            m[...] = self.beta1 * m + (1 - self.beta1) * g
+            v[...] = self.beta2 * v + (1 - self.beta2) * g**2
+            m_hat = m / (1 - self.beta1**self.t)  # bias correction
+            v_hat = v / (1 - self.beta2**self.t)
+            p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+    # --8<-- [end:Adam]
+
+
+class AdamW(Adam):
+    r"""AdamW: Adam with decoupled weight decay (Loshchilov & Hutter, 2019, Algorithm 2).
+
+    Each step first shrinks every parameter towards 0, then takes Adam's step computed from the
+    gradient of the loss alone:
+
+    $$\theta \leftarrow \theta - \eta \lambda \theta, \qquad
+    \theta \leftarrow \theta - \eta \frac{\hat m}{\sqrt{\hat v} + \epsilon}.$$
+
+    This is PyTorch's convention: the decay is multiplied by the learning rate $\eta$. The paper writes
+    $\theta \leftarrow \theta - \eta_t \left(\alpha \frac{\hat m}{\sqrt{\hat v} + \epsilon}
+    + \lambda \theta\right)$ with a schedule multiplier $\eta_t$; the two agree with
+    $\eta = \eta_t \alpha$ and ``weight_decay`` $= \lambda / \alpha$. Either way the decay never passes
+    through $m$ and $v$, which is what separates AdamW from Adam with an L2 term in the loss.
+
+    Parameters
+    ----------
+    params : list of numpy.ndarray
+        The float arrays to optimize; updated in place.
+    lr : float, default 1e-3
+        The learning rate $\eta > 0$.
+    betas : (float, float), default (0.9, 0.999)
+        $\beta_1, \beta_2$ in $[0, 1)$.
+    eps : float, default 1e-8
+        $\epsilon \geq 0$.
+    weight_decay : float, default 0.01
+        $\lambda \geq 0$.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([10.0])
+    >>> AdamW([w], lr=0.1, weight_decay=0.5).step([np.array([0.0])])  # zero gradient: decay only
+    >>> w                                                             # 10 - 0.1 * 0.5 * 10
+    array([9.5])
+    """
+
+    # --8<-- [start:AdamW]
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
+        super().__init__(params, lr, betas, eps)
+        self.weight_decay = _check_number("weight_decay", weight_decay, 0.0)
+
+    def step(self, grads):
+        grads = self._checked(grads)  # check before decaying, so a bad call changes nothing
+        for p in self.params:
+            p -= self.lr * self.weight_decay * p  # decoupled: not part of the gradient
+        super().step(grads)                       # Adam's step from the loss gradient alone
+    # --8<-- [end:AdamW]

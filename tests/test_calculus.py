@@ -1,0 +1,202 @@
+"""Finite differences: accuracy, no side effects, clear errors; and every analytic derivative of Part III
+checked against numerical_gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from transformer_math.calculus import derivative, gradient_check, numerical_gradient
+
+TOL = 1e-6  # the largest relative error allowed between an analytic and a numerical gradient
+
+
+# --- derivative -----------------------------------------------------------------------------------
+
+
+def test_seed_example_forward_difference_of_x_squared():
+    # (f(3 + h) - f(3)) / h = 2 * 3 + h exactly; only rounding separates it from 6.00001
+    assert derivative(lambda x: x**2, 3.0, method="forward") == pytest.approx(6.00001, abs=1e-9)
+    assert derivative(lambda x: x**2, 3.0) == pytest.approx(6.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "f, df, x",
+    [
+        (np.sin, np.cos, 0.7),
+        (np.exp, np.exp, -1.3),
+        (np.log, lambda x: 1 / x, 2.5),
+        (np.tanh, lambda x: 1 - np.tanh(x) ** 2, 0.4),
+        (lambda x: (x**2 + 1) ** 3, lambda x: 6 * x * (x**2 + 1) ** 2, 2.0),
+    ],
+)
+def test_central_beats_forward(f, df, x):
+    central = abs(derivative(f, x) - df(x))
+    forward = abs(derivative(f, x, method="forward") - df(x))
+    assert central < 1e-8 * max(1, abs(df(x)))
+    assert central < forward
+
+
+def test_truncation_error_orders():
+    """Forward error shrinks like h, central like h^2 (while h is large enough for rounding not to matter)."""
+    f, df, x = np.exp, np.exp, 1.0
+    fwd = [abs(derivative(f, x, h, "forward") - df(x)) for h in (1e-2, 1e-3)]
+    cen = [abs(derivative(f, x, h) - df(x)) for h in (1e-2, 1e-3)]
+    assert fwd[0] / fwd[1] == pytest.approx(10, rel=0.05)
+    assert cen[0] / cen[1] == pytest.approx(100, rel=0.05)
+
+
+def test_tiny_steps_lose_digits_to_rounding():
+    good = abs(derivative(lambda x: x**2, 3.0, 1e-5, "forward") - 6)
+    bad = abs(derivative(lambda x: x**2, 3.0, 1e-15, "forward") - 6)
+    assert bad > 1000 * good
+
+
+@pytest.mark.parametrize("h", [0, -1e-5, float("nan"), float("inf"), "small"])
+def test_step_must_be_positive(h):
+    with pytest.raises(ValueError, match="the step h must be a finite number > 0"):
+        derivative(np.sin, 1.0, h)
+    with pytest.raises(ValueError, match="the step h must be a finite number > 0"):
+        numerical_gradient(np.sum, np.ones(2), h)
+
+
+def test_unknown_method():
+    with pytest.raises(ValueError, match="unknown method 'backward'; use one of 'central', 'forward'"):
+        derivative(np.sin, 1.0, method="backward")
+
+
+def test_f_must_return_one_finite_number():
+    with pytest.raises(ValueError, match=r"f must return a single number, but returned an array of shape \(2,\)"):
+        derivative(lambda x: np.array([x, x]), 1.0)
+    with np.errstate(invalid="ignore"), pytest.raises(ValueError, match="f returned nan"):
+        derivative(np.log, -1.0)
+    with np.errstate(invalid="ignore"), pytest.raises(ValueError, match=r"f returned nan when entry \(0,\) is nudged down"):
+        numerical_gradient(lambda v: np.sum(np.log(v)), np.array([1e-6, 1.0]))
+
+
+# --- numerical_gradient ---------------------------------------------------------------------------
+
+
+def test_seed_gradient_of_x2_plus_y2_at_3_4():
+    g = numerical_gradient(lambda v: v[0] ** 2 + v[1] ** 2, np.array([3.0, 4.0]))
+    assert g == pytest.approx([6.0, 8.0], abs=1e-8)
+
+
+def test_numerical_gradient_keeps_shape_and_does_not_touch_the_input():
+    x = np.arange(6, dtype=float).reshape(2, 3)
+    before = x.copy()
+    g = numerical_gradient(lambda v: np.sum(v**2), x)
+    assert g.shape == (2, 3)
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_allclose(g, 2 * x, atol=1e-8)
+
+
+def test_integer_input_is_differentiated_as_float():
+    assert numerical_gradient(lambda v: np.sum(v**3), [1, 2]) == pytest.approx([3.0, 12.0], rel=1e-8)
+
+
+def test_scalar_input_gives_a_zero_dimensional_gradient():
+    g = numerical_gradient(lambda v: v**2, 3.0)
+    assert g.shape == () and float(g) == pytest.approx(6.0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 5))
+def test_gradient_of_a_quadratic_form(seed, n):
+    rng = np.random.default_rng(seed)
+    A, b, x = rng.normal(size=(n, n)), rng.normal(size=n), rng.normal(size=n)
+    f = lambda v: v @ A @ v + b @ v  # noqa: E731
+    assert gradient_check(f, lambda v: (A + A.T) @ v + b, x) < TOL
+
+
+# --- gradient_check -------------------------------------------------------------------------------
+
+
+def test_gradient_check_catches_a_wrong_gradient():
+    f = lambda v: np.sum(np.sin(v))  # noqa: E731
+    x = np.array([0.1, 0.5, 2.0])
+    assert gradient_check(f, np.cos, x) < TOL
+    assert gradient_check(f, lambda v: -np.cos(v), x) > 0.1
+
+
+def test_gradient_check_accepts_an_array():
+    x = np.array([1.0, 2.0])
+    assert gradient_check(lambda v: np.sum(v**2), 2 * x, x) < TOL
+
+
+def test_gradient_check_errors():
+    with pytest.raises(ValueError, match=r"the analytic gradient has shape \(3,\), but x has shape \(2,\)"):
+        gradient_check(np.sum, np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match="the analytic gradient contains nan or inf"):
+        gradient_check(np.sum, np.array([1.0, np.nan]), np.ones(2))
+
+
+# --- every analytic derivative of Part III --------------------------------------------------------
+
+ONE_VARIABLE = {
+    "x^2 -> 2x": (lambda x: x**2, lambda x: 2 * x),
+    "(x^2+1)^3 -> 6x(x^2+1)^2": (lambda x: (x**2 + 1) ** 3, lambda x: 6 * x * (x**2 + 1) ** 2),
+    "exp": (np.exp, np.exp),
+    "log -> 1/x": (lambda x: np.log(np.abs(x) + 1), lambda x: np.sign(x) / (np.abs(x) + 1)),
+    "tanh -> 1 - tanh^2": (np.tanh, lambda x: 1 - np.tanh(x) ** 2),
+    "x^p -> p x^(p-1)": (lambda x: np.abs(x) ** 3.5, lambda x: 3.5 * np.sign(x) * np.abs(x) ** 2.5),
+    "sigmoid -> s(1-s)": (lambda x: 1 / (1 + np.exp(-x)), lambda x: np.exp(-x) / (1 + np.exp(-x)) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_VARIABLE))
+@settings(max_examples=30, deadline=None)
+@given(x=st.floats(-3, 3).filter(lambda x: abs(x) > 1e-3))
+def test_one_variable_derivatives(name, x):
+    f, df = ONE_VARIABLE[name]
+    assert gradient_check(lambda v: f(v[0]), lambda v: np.array([df(v[0])]), np.array([x])) < TOL
+
+
+def softmax(z):
+    e = np.exp(z - np.max(z))
+    return e / e.sum()
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8))
+def test_softmax_cross_entropy_gradient_is_p_minus_onehot(seed, n):
+    rng = np.random.default_rng(seed)
+    z, y = rng.normal(scale=3, size=n), int(rng.integers(n))
+    loss = lambda z: -np.log(softmax(z)[y])  # noqa: E731
+    assert gradient_check(loss, softmax(z) - np.eye(n)[y], z) < TOL
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_softmax_jacobian_vector_product(seed):
+    """d/dz of u . softmax(z) is J^T u = p * (u - p . u): the vector-Jacobian product of softmax."""
+    rng = np.random.default_rng(seed)
+    z, u = rng.normal(size=5), rng.normal(size=5)
+    p = softmax(z)
+    assert gradient_check(lambda z: u @ softmax(z), p * (u - p @ u), z) < TOL
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_linear_layer_gradients(seed):
+    """L = sum(G * (X W)) has dL/dW = X^T G and dL/dX = G W^T: backpropagation through a matmul."""
+    rng = np.random.default_rng(seed)
+    X, W, G = rng.normal(size=(4, 3)), rng.normal(size=(3, 2)), rng.normal(size=(4, 2))
+    assert gradient_check(lambda W: np.sum(G * (X @ W)), X.T @ G, W) < TOL
+    assert gradient_check(lambda X: np.sum(G * (X @ W)), G @ W.T, X) < TOL
+
+
+def test_gradient_of_the_optimizers_quadratic():
+    A = np.array([[3.0, 0.5], [0.5, 1.0]])
+    b = np.array([1.0, -2.0])
+    f = lambda x: 0.5 * x @ A @ x - b @ x  # noqa: E731
+    for x in np.random.default_rng(0).normal(size=(10, 2)):
+        assert gradient_check(f, A @ x - b, x) < TOL
+
+
+def test_l2_penalty_gradient():
+    lam = 0.1
+    x = np.array([1.0, -2.0, 3.0])
+    assert gradient_check(lambda w: lam / 2 * np.sum(w**2), lam * x, x) < TOL
