@@ -1,0 +1,178 @@
+"""The built site: strict build, formulas rendered to KaTeX at build time, no math JavaScript, no
+request to another host, and the code on each page is exactly the code the doc tests ran."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tools.docblocks import PYTHON_LANGS, SnippetExpander, parse_fences
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "hooks"))
+import katex_render  # noqa: E402
+import no_external  # noqa: E402
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+class CodeBlocks(HTMLParser):
+    """Text of every highlighted code block of one language, in page order (what a copy button copies)."""
+
+    def __init__(self, language: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.language = language
+        self.blocks: list[str] = []
+        self.depth = 0  # >0 while inside a matching block's <code>
+        self.in_block = False
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "div" and f"language-{self.language}" in classes and "highlight" in classes:
+            self.in_block = True
+        elif tag == "code" and self.in_block:
+            self.depth = 1
+            self.blocks.append("")
+        elif self.depth:
+            self.depth += 1 if tag not in {"br"} else 0
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            if tag == "code" and self.depth == 1:
+                self.depth = 0
+                self.in_block = False
+            elif tag != "code":
+                self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.blocks[-1] += data
+
+
+RAW_TEX = re.compile(r"\\\(|\\\[|\$\$|\$\\[a-zA-Z]")
+NOT_PROSE = re.compile(r"<(pre|code|annotation|script|style)\b.*?</\1>", re.S)
+
+
+def test_every_formula_is_katex_markup(built_site):
+    checked = 0
+    for page in pages(built_site):
+        text = page.read_text(encoding="utf-8")
+        placeholders = text.count('class="arithmatex"')
+        rendered = text.count('class="arithmatex"><span class="katex')
+        assert placeholders == rendered, f"{page.relative_to(built_site)}: {placeholders - rendered} formula(s) not rendered"
+        prose = html.unescape(NOT_PROSE.sub("", text))
+        raw = RAW_TEX.search(prose)
+        assert raw is None, f"{page.relative_to(built_site)}: raw TeX left on the page near {prose[raw.start() - 40 : raw.end() + 40]!r}"
+        checked += rendered
+    assert checked > 0, "no formula found in the built site"
+
+
+def test_no_math_javascript_is_shipped(built_site):
+    for page in pages(built_site):
+        text = page.read_text(encoding="utf-8").lower()
+        for marker in ("katex.min.js", "katex.js", "auto-render", "mathjax", "tex-mml-chtml", "polyfill.io"):
+            assert marker not in text, f"{page.relative_to(built_site)} loads {marker}"
+    assert not list(built_site.rglob("katex*.js")), "KaTeX JavaScript was copied into the site"
+
+
+def test_katex_stylesheet_and_fonts_are_served_by_the_site(built_site):
+    css = built_site / "assets" / "katex" / "katex.min.css"
+    assert css.exists()
+    assert "url(fonts/KaTeX_Main-Regular.woff2)" in css.read_text()
+    assert (built_site / "assets" / "katex" / "fonts" / "KaTeX_Main-Regular.woff2").exists()
+
+
+def test_no_page_loads_from_another_host(built_site):
+    for page in pages(built_site):
+        assert no_external.external_requests(page.read_text(encoding="utf-8")) == [], page.relative_to(built_site)
+
+
+def test_figures_are_built_in_both_themes(built_site):
+    light = {p.name.removesuffix(".light.svg") for p in (built_site / "figures").glob("*.light.svg")}
+    dark = {p.name.removesuffix(".dark.svg") for p in (built_site / "figures").glob("*.dark.svg")}
+    assert light and light == dark
+
+
+def _html_for(md: Path, site: Path) -> Path:
+    relative = md.relative_to(ROOT / "docs").with_suffix("")
+    return site / (relative.parent if relative.name == "index" else relative) / "index.html"
+
+
+def test_code_on_each_page_is_the_code_the_doc_tests_run(built_site):
+    """Byte for byte: the text a reader copies is the snippet-expanded block the harness executes."""
+    expander = SnippetExpander(ROOT / "mkdocs.yml")
+    compared = 0
+    for md in sorted((ROOT / "docs").rglob("*.md")):
+        fences = [f for f in parse_fences(md.read_text(encoding="utf-8")) if f.lang in PYTHON_LANGS]
+        if not fences:
+            continue
+        parser = CodeBlocks("python")
+        parser.feed(_html_for(md, built_site).read_text(encoding="utf-8"))
+        shown = [block.rstrip("\n") for block in parser.blocks]
+        tested = ["\n".join(expander.expand(f.body)).rstrip("\n") for f in fences]
+        assert shown[: len(tested)] == tested, f"{md.relative_to(ROOT)}: page code differs from tested code"
+        compared += len(tested)
+    assert compared > 0
+
+
+# --- the build fails where it must ------------------------------------------------------------
+
+
+def test_invalid_tex_names_page_and_formula():
+    bad = '<p><span class="arithmatex">\\(\\frac{a}{\\)</span></p>'
+    with pytest.raises(Exception, match=r"part-9/bad\.md: invalid TeX in formula '\\\\frac\{a\}\{'"):
+        katex_render.render_math(bad, "part-9/bad.md")
+
+
+def test_katex_rendering_of_inline_and_display_math():
+    out = katex_render.render_math(
+        '<span class="arithmatex">\\(a &lt; b\\)</span><div class="arithmatex">\\[x^2\\]</div>', "t.md"
+    )
+    assert out.count('class="katex"') == 2 and 'class="katex-display"' in out
+    assert "&lt;" in out and "\\(" not in out
+
+
+def test_invalid_tex_fails_a_strict_build(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Bad\n\n$$\n\\frac{1}{\n$$\n")
+    (tmp_path / "mkdocs.yml").write_text(textwrap.dedent(f"""\
+        site_name: bad tex
+        hooks:
+          - {ROOT / 'hooks' / 'katex_render.py'}
+        markdown_extensions:
+          - pymdownx.arithmatex:
+              generic: true
+        """))
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode != 0
+    assert "index.md: invalid TeX in formula" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("snippet", "found"),
+    [
+        ('<script src="https://cdn.example.org/katex.js"></script>', True),
+        ('<link rel="stylesheet" href="//fonts.googleapis.com/css">', True),
+        ('<img src="http://example.org/a.png" alt="">', True),
+        ('<div style="background: url(https://example.org/bg.png)"></div>', True),
+        ("<style>@import 'https://example.org/x.css';</style>", True),
+        ('<a href="https://github.com/">a link is not a request</a>', False),
+        ('<link rel="canonical" href="https://example.org/page/">', False),
+        ('<script src="../assets/javascripts/bundle.js"></script><img src="figures/a.svg" alt="">', False),
+    ],
+)
+def test_external_request_detection(snippet, found):
+    assert bool(no_external.external_requests(snippet)) is found
