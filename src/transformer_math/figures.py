@@ -94,8 +94,8 @@ def render_svg(name: str, theme: str = "light") -> str:
 
 # --- Part I: linear algebra ------------------------------------------------------------------
 
-# --8<-- [start:unit-circle-map]
 @figure("unit-circle-map")
+# --8<-- [start:unit-circle-map]
 def unit_circle_map() -> Figure:
     """A matrix maps the unit circle to an ellipse; its eigenvectors are the stretched axes."""
     A = np.array([[2.0, 1.0], [1.0, 2.0]])
