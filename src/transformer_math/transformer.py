@@ -1,0 +1,396 @@
+r"""A one-block decoder-only Transformer in plain NumPy: forward, backward by hand, and training.
+
+The whole model is a dictionary of NumPy arrays. With tokens $t_1, \dots, t_n$ and a pre-LayerNorm
+block (as in GPT-2), the forward pass is
+
+$$
+\begin{aligned}
+X_0 &= W_E[t] + PE && \text{embeddings plus positions, } (n, d) \\
+X_1 &= X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0)) && \text{causal multi-head attention, residual} \\
+X_2 &= X_1 + \operatorname{ReLU}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 + b_2 && \text{feed-forward, residual} \\
+Z &= \operatorname{LN}_f(X_2)\, W_U && \text{logits, } (n, V)
+\end{aligned}
+$$
+
+and the loss is the mean cross entropy of the logits against the next tokens. :func:`backward` applies
+the chain rule to each of these lines in reverse order and returns the gradient of the loss with
+respect to *every* parameter; :func:`train` hands those gradients to
+:class:`~transformer_math.optim.AdamW`.
+
+The building blocks come from the rest of the library: ``softmax`` and ``log_softmax``
+(:mod:`transformer_math.softmax`), ``layer_norm`` (:mod:`transformer_math.stats`),
+``cross_entropy_from_logits`` (:mod:`transformer_math.information`), the attention functions
+(:mod:`transformer_math.attention`) and ``AdamW`` (:mod:`transformer_math.optim`).
+
+Example
+-------
+>>> import numpy as np
+>>> params = init_params(vocab_size=5, d_model=8, d_ff=16, seed=0)
+>>> tokens = np.array([0, 1, 2, 3])
+>>> logits, cache = forward(params, tokens, n_heads=2)
+>>> logits.shape
+(4, 5)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.attention import (
+    causal_mask,
+    merge_heads,
+    positional_encoding,
+    scaled_dot_product_attention,
+    split_heads,
+)
+from transformer_math.information import cross_entropy_from_logits
+from transformer_math.optim import AdamW
+from transformer_math.softmax import softmax
+from transformer_math.stats import layer_norm
+
+__all__ = [
+    "init_params",
+    "forward",
+    "backward",
+    "cross_entropy_backward",
+    "layer_norm_backward",
+    "loss_and_grads",
+    "make_windows",
+    "train",
+    "generate",
+]
+
+LN_EPS = 1e-5
+
+
+# --8<-- [start:init_params]
+def init_params(vocab_size, d_model, d_ff, seed=0):
+    r"""Random parameters of the one-block model, as a dictionary of float64 arrays.
+
+    Weight matrices are drawn from $\mathcal{N}(0, 1/\text{fan-in})$, so a vector keeps roughly its size
+    through each matrix product; LayerNorm gains start at 1, every bias and shift at 0.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Number of tokens $V$.
+    d_model : int
+        Width $d$ of every token vector.
+    d_ff : int
+        Width of the feed-forward hidden layer (often $4d$).
+    seed : int
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``W_E`` $(V, d)$; ``ln1_g``, ``ln1_b`` $(d,)$; ``W_Q``, ``W_K``, ``W_V``, ``W_O`` $(d, d)$;
+        ``ln2_g``, ``ln2_b`` $(d,)$; ``W_1`` $(d, d_{ff})$, ``b_1`` $(d_{ff},)$; ``W_2`` $(d_{ff}, d)$,
+        ``b_2`` $(d,)$; ``lnf_g``, ``lnf_b`` $(d,)$; ``W_U`` $(d, V)$.
+
+    Examples
+    --------
+    >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
+    >>> sum(p.size for p in params.values())
+    664
+    """
+    rng = np.random.default_rng(seed)
+
+    def weight(fan_in, fan_out):
+        return rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))
+
+    d = d_model
+    return {
+        "W_E": rng.normal(0.0, 1.0, size=(vocab_size, d)),
+        "ln1_g": np.ones(d), "ln1_b": np.zeros(d),
+        "W_Q": weight(d, d), "W_K": weight(d, d), "W_V": weight(d, d), "W_O": weight(d, d),
+        "ln2_g": np.ones(d), "ln2_b": np.zeros(d),
+        "W_1": weight(d, d_ff), "b_1": np.zeros(d_ff),
+        "W_2": weight(d_ff, d), "b_2": np.zeros(d),
+        "lnf_g": np.ones(d), "lnf_b": np.zeros(d),
+        "W_U": weight(d, vocab_size),
+    }
+# --8<-- [end:init_params]
+
+
+# --8<-- [start:forward]
+def forward(params, tokens, n_heads):
+    r"""Logits of the next token at every position, and the intermediate arrays the backward pass needs.
+
+    Parameters
+    ----------
+    params : dict of str to numpy.ndarray
+        As made by :func:`init_params`.
+    tokens : array_like of int
+        Token ids, shape ``(n,)`` or ``(batch, n)``.
+    n_heads : int
+        Number of attention heads $h$; must divide $d$.
+
+    Returns
+    -------
+    logits : numpy.ndarray
+        Shape ``tokens.shape + (V,)``.
+    cache : dict
+        The intermediate arrays of the forward pass, keyed by the names used in :func:`backward`.
+
+    Examples
+    --------
+    >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
+    >>> logits, cache = forward(params, np.array([[0, 1, 2], [3, 4, 0]]), n_heads=2)
+    >>> logits.shape, cache["weights"].shape
+    ((2, 3, 5), (2, 2, 3, 3))
+    """
+    tokens = np.asarray(tokens)
+    vocab_size, d = params["W_E"].shape
+    if not np.issubdtype(tokens.dtype, np.integer):
+        raise ValueError(f"tokens must be integer ids, got dtype {tokens.dtype}")
+    if tokens.size and (tokens.min() < 0 or tokens.max() >= vocab_size):
+        raise ValueError(f"token ids must lie in 0 .. {vocab_size - 1} for a vocabulary of {vocab_size}")
+    if d % n_heads != 0:
+        raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")
+    n = tokens.shape[-1]
+
+    x0 = params["W_E"][tokens] + positional_encoding(n, d)            # (..., n, d)
+    a = layer_norm(x0, params["ln1_g"], params["ln1_b"], eps=LN_EPS)
+    q = split_heads(a @ params["W_Q"], n_heads)                      # (..., h, n, d_head)
+    k = split_heads(a @ params["W_K"], n_heads)
+    v = split_heads(a @ params["W_V"], n_heads)
+    heads, weights = scaled_dot_product_attention(q, k, v, causal_mask(n))  # weights: (..., h, n, n)
+    o = merge_heads(heads)                                           # (..., n, d)
+    x1 = x0 + o @ params["W_O"]                                      # residual around attention
+    c = layer_norm(x1, params["ln2_g"], params["ln2_b"], eps=LN_EPS)
+    u = c @ params["W_1"] + params["b_1"]                            # (..., n, d_ff)
+    r = np.maximum(u, 0.0)                                           # ReLU
+    x2 = x1 + r @ params["W_2"] + params["b_2"]                      # residual around feed-forward
+    z = layer_norm(x2, params["lnf_g"], params["lnf_b"], eps=LN_EPS)
+    logits = z @ params["W_U"]                                       # (..., n, V)
+
+    cache = {"tokens": tokens, "n_heads": n_heads, "x0": x0, "a": a, "q": q, "k": k, "v": v,
+             "weights": weights, "o": o, "x1": x1, "c": c, "u": u, "r": r, "x2": x2, "z": z}
+    return logits, cache
+# --8<-- [end:forward]
+
+
+# --8<-- [start:cross_entropy_backward]
+def cross_entropy_backward(logits, targets):
+    r"""Gradient of the mean cross entropy with respect to the logits: $(\operatorname{softmax}(z) - \text{onehot}(y)) / N$.
+
+    $N$ is the number of positions the loss averages over.
+
+    Examples
+    --------
+    >>> g = cross_entropy_backward(np.array([[0.0, 0.0]]), np.array([1]))
+    >>> print(g)
+    [[ 0.5 -0.5]]
+    """
+    logits = np.asarray(logits, dtype=float)
+    targets = np.asarray(targets)
+    grad = softmax(logits, axis=-1)
+    np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], axis=-1) - 1.0, axis=-1)
+    return grad / targets.size
+# --8<-- [end:cross_entropy_backward]
+
+
+# --8<-- [start:layer_norm_backward]
+def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
+    r"""Backward pass of $y = \gamma \odot \hat x + \beta$ with $\hat x = (x - \mu) / \sqrt{\sigma^2 + \varepsilon}$.
+
+    With $g = \gamma \odot \partial L / \partial y$ and $s = \sqrt{\sigma^2 + \varepsilon}$, per token
+
+    $$\frac{\partial L}{\partial x} = \frac{1}{s}\left(g - \overline{g} - \hat x\, \overline{g \odot \hat x}\right),$$
+
+    where a bar is the mean over the $d$ features: subtracting the mean and dividing by the spread
+    both depend on every feature, and these two terms undo exactly that.
+
+    Returns
+    -------
+    dx, dgamma, dbeta : numpy.ndarray
+        Shapes ``x.shape``, ``(d,)`` and ``(d,)``; the gains' gradients are summed over all tokens.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 2.0, 4.0]])
+    >>> dx, dg, db = layer_norm_backward(np.ones((1, 3)), x, np.ones(3))
+    >>> print(np.abs(dx).max() < 1e-12, db)     # adding the same to every output changes nothing
+    True [1. 1. 1.]
+    """
+    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s
+    g = dy * gamma
+    dx = (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) / s
+    d = x.shape[-1]
+    return dx, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)
+# --8<-- [end:layer_norm_backward]
+
+
+def _weight_grad(inputs, d_outputs):
+    """``inputs^T @ d_outputs`` summed over every token of every sequence: the gradient of a weight matrix."""
+    return inputs.reshape(-1, inputs.shape[-1]).T @ d_outputs.reshape(-1, d_outputs.shape[-1])
+
+
+# --8<-- [start:backward]
+def backward(params, cache, dlogits):
+    r"""Gradients of the loss with respect to every parameter, by the chain rule, from ``dlogits``.
+
+    Each forward line $Y = X W$ gives $\partial L/\partial W = X^\top \partial L/\partial Y$ and
+    $\partial L/\partial X = \partial L/\partial Y\, W^\top$; a residual $Y = X + F(X)$ passes
+    $\partial L/\partial Y$ through unchanged *and* through $F$; an embedding lookup adds each token's
+    row gradient into its row of $W_E$.
+
+    Parameters
+    ----------
+    params : dict of str to numpy.ndarray
+    cache : dict
+        From :func:`forward`.
+    dlogits : numpy.ndarray
+        $\partial L / \partial Z$, shaped like the logits (see :func:`cross_entropy_backward`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        One gradient per parameter, same keys and shapes as ``params``.
+
+    Examples
+    --------
+    >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
+    >>> logits, cache = forward(params, np.array([0, 1, 2]), n_heads=2)
+    >>> grads = backward(params, cache, np.ones_like(logits))
+    >>> all(grads[name].shape == params[name].shape for name in params)
+    True
+    """
+    P, C = params, cache
+    n_heads, d_head = C["n_heads"], C["q"].shape[-1]
+    grads = {}
+
+    # logits = z @ W_U, z = LN_f(x2)
+    grads["W_U"] = _weight_grad(C["z"], dlogits)
+    dz = dlogits @ P["W_U"].T
+    dx2, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dz, C["x2"], P["lnf_g"])
+
+    # x2 = x1 + relu(c @ W_1 + b_1) @ W_2 + b_2, c = LN_2(x1)
+    grads["W_2"] = _weight_grad(C["r"], dx2)
+    grads["b_2"] = dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)
+    du = (dx2 @ P["W_2"].T) * (C["u"] > 0)                          # ReLU passes gradient where u > 0
+    grads["W_1"] = _weight_grad(C["c"], du)
+    grads["b_1"] = du.reshape(-1, du.shape[-1]).sum(axis=0)
+    dc = du @ P["W_1"].T
+    dx1_ffn, grads["ln2_g"], grads["ln2_b"] = layer_norm_backward(dc, C["x1"], P["ln2_g"])
+    dx1 = dx2 + dx1_ffn                                              # residual: both paths add up
+
+    # x1 = x0 + merge(softmax(q k^T / sqrt(d_head)) v) @ W_O
+    grads["W_O"] = _weight_grad(C["o"], dx1)
+    d_heads = split_heads(dx1 @ P["W_O"].T, n_heads)                 # (..., h, n, d_head)
+    w = C["weights"]
+    dv = np.swapaxes(w, -1, -2) @ d_heads
+    dw = d_heads @ np.swapaxes(C["v"], -1, -2)
+    dscores = w * (dw - np.sum(dw * w, axis=-1, keepdims=True))     # softmax backward; 0 where masked
+    dq = dscores @ C["k"] / np.sqrt(d_head)
+    dk = np.swapaxes(dscores, -1, -2) @ C["q"] / np.sqrt(d_head)
+    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)  # back to (..., n, d)
+    grads["W_Q"] = _weight_grad(C["a"], dq)
+    grads["W_K"] = _weight_grad(C["a"], dk)
+    grads["W_V"] = _weight_grad(C["a"], dv)
+    da = dq @ P["W_Q"].T + dk @ P["W_K"].T + dv @ P["W_V"].T
+    dx0_attn, grads["ln1_g"], grads["ln1_b"] = layer_norm_backward(da, C["x0"], P["ln1_g"])
+    dx0 = dx1 + dx0_attn
+
+    # x0 = W_E[tokens] + PE: each position's gradient goes to its token's row
+    grads["W_E"] = np.zeros_like(P["W_E"])
+    np.add.at(grads["W_E"], C["tokens"].reshape(-1), dx0.reshape(-1, dx0.shape[-1]))
+    return {name: grads[name] for name in params}                    # same order as params
+# --8<-- [end:backward]
+
+
+# --8<-- [start:loss_and_grads]
+def loss_and_grads(params, tokens, targets, n_heads):
+    r"""Mean cross entropy of the next-token predictions, and its gradient for every parameter.
+
+    Examples
+    --------
+    >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
+    >>> loss, grads = loss_and_grads(params, np.array([0, 1, 2]), np.array([1, 2, 3]), n_heads=2)
+    >>> print(round(loss, 4), sorted(grads) == sorted(params))
+    1.8768 True
+    """
+    logits, cache = forward(params, tokens, n_heads)
+    loss = cross_entropy_from_logits(logits, targets)
+    return loss, backward(params, cache, cross_entropy_backward(logits, targets))
+# --8<-- [end:loss_and_grads]
+
+
+# --8<-- [start:make_windows]
+def make_windows(stream, seq_len):
+    r"""Every window of ``seq_len`` tokens of a token stream, with the next token of each as its target.
+
+    Window $i$ is ``stream[i : i + seq_len]``; its targets are the same window shifted by one,
+    ``stream[i + 1 : i + seq_len + 1]``.
+
+    Returns
+    -------
+    inputs, targets : numpy.ndarray
+        Both of shape ``(len(stream) - seq_len, seq_len)``.
+
+    Examples
+    --------
+    >>> x, y = make_windows([0, 1, 2, 3, 4], seq_len=3)
+    >>> print(x, y, sep="\n")
+    [[0 1 2]
+     [1 2 3]]
+    [[1 2 3]
+     [2 3 4]]
+    """
+    stream = np.asarray(stream)
+    if seq_len < 1 or len(stream) <= seq_len:
+        raise ValueError(f"need a stream longer than seq_len = {seq_len}, got {len(stream)} tokens")
+    starts = np.arange(len(stream) - seq_len)[:, None]
+    offsets = np.arange(seq_len)[None, :]
+    return stream[starts + offsets], stream[starts + offsets + 1]
+# --8<-- [end:make_windows]
+
+
+# --8<-- [start:train]
+def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01):
+    r"""Full-batch training with AdamW; ``params`` is updated in place. Returns the loss before each step.
+
+    Each step is the whole diagram: forward to the logits, cross entropy, backward to every gradient,
+    and one AdamW update of every parameter.
+
+    Examples
+    --------
+    >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
+    >>> x, y = make_windows([0, 1, 2] * 4, seq_len=4)
+    >>> losses = train(params, x, y, n_heads=2, steps=30)
+    >>> bool(losses[-1] < losses[0] / 10)
+    True
+    """
+    names = list(params)
+    optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=weight_decay)
+    losses = []
+    for _ in range(steps):
+        loss, grads = loss_and_grads(params, tokens, targets, n_heads)
+        optimizer.step([grads[name] for name in names])
+        losses.append(loss)
+    return losses
+# --8<-- [end:train]
+
+
+# --8<-- [start:generate]
+def generate(params, prompt, n_new, n_heads, context=None):
+    r"""Continue ``prompt`` by ``n_new`` tokens, each time appending the most probable next token.
+
+    The model only ever saw sequences of its training length, so ``context`` (if given) keeps just the
+    last ``context`` tokens as its input.
+
+    Examples
+    --------
+    >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
+    >>> len(generate(params, [0, 1], n_new=3, n_heads=2))
+    5
+    """
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        window = tokens if context is None else tokens[-context:]
+        logits, _ = forward(params, np.array(window), n_heads)
+        tokens.append(int(np.argmax(logits[-1])))
+    return tokens
+# --8<-- [end:generate]
