@@ -1,0 +1,182 @@
+r"""Reverse-mode automatic differentiation of scalar expressions, from scratch.
+
+A :class:`Value` holds a number and remembers how it was computed: which values it came from and the
+local derivative of the operation that made it. Calling :meth:`Value.backward` on a final result
+walks that record backwards and applies the chain rule at every step,
+
+$$\frac{\partial L}{\partial a} \mathrel{+}= \frac{\partial L}{\partial c} \cdot \frac{\partial c}{\partial a}
+\quad \text{for every operation } c = \mathrm{op}(a, \ldots),$$
+
+so each input ends up with its ``grad``, the derivative of the result with respect to it. This is
+backpropagation, one number at a time; the design follows Andrej Karpathy's *micrograd*.
+
+Example
+-------
+>>> x = Value(3.0)
+>>> y = x * x + 1
+>>> y.backward()
+>>> x.grad
+6.0
+"""
+
+from __future__ import annotations
+
+import math
+
+
+# --8<-- [start:Value]
+class Value:
+    r"""A number that records the operations applied to it, so that its derivatives can be computed.
+
+    Parameters
+    ----------
+    data : float
+        The number.
+    parents : tuple of Value, optional
+        The values this one was computed from (set by the operations, not by hand).
+    op : str, optional
+        The name of the operation that produced it, for display.
+
+    Attributes
+    ----------
+    grad : float
+        $\partial L / \partial \text{self}$ once ``L.backward()`` has run; 0 before.
+
+    Examples
+    --------
+    >>> a, b = Value(2.0), Value(-3.0)
+    >>> c = a * b + a.exp()
+    >>> c.backward()
+    >>> round(a.grad, 6), b.grad        # dc/da = b + e^a, dc/db = a
+    (4.389056, 2.0)
+    """
+
+    def __init__(self, data, parents=(), op=""):
+        self.data = float(data)
+        self.grad = 0.0
+        self.parents = parents
+        self.op = op
+        self._backward = lambda: None  # passes self.grad on to the parents; set by each operation
+
+    def __repr__(self):
+        return f"Value(data={self.data:.6g}, grad={self.grad:.6g})"
+    # --8<-- [end:Value]
+
+    # --8<-- [start:operations]
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), "+")
+
+        def _backward():  # d(a + b)/da = 1, d(a + b)/db = 1
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), "*")
+
+        def _backward():  # d(a b)/da = b, d(a b)/db = a
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __pow__(self, exponent):
+        if not isinstance(exponent, (int, float)):
+            raise TypeError(f"only powers by a plain number are supported, got {type(exponent).__name__}")
+        out = Value(self.data**exponent, (self,), f"**{exponent:g}")
+
+        def _backward():  # d(a^n)/da = n a^(n-1)
+            self.grad += exponent * self.data ** (exponent - 1) * out.grad
+
+        out._backward = _backward
+        return out
+    # --8<-- [end:operations]
+
+    # --8<-- [start:functions]
+    def exp(self):
+        out = Value(math.exp(self.data), (self,), "exp")
+
+        def _backward():  # d(e^a)/da = e^a, which is out.data
+            self.grad += out.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def log(self):
+        if self.data <= 0:
+            raise ValueError(f"log needs a positive number, got {self.data:g}")
+        out = Value(math.log(self.data), (self,), "log")
+
+        def _backward():  # d(ln a)/da = 1/a
+            self.grad += out.grad / self.data
+
+        out._backward = _backward
+        return out
+
+    def tanh(self):
+        out = Value(math.tanh(self.data), (self,), "tanh")
+
+        def _backward():  # d(tanh a)/da = 1 - tanh(a)^2
+            self.grad += (1 - out.data**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = Value(max(self.data, 0.0), (self,), "relu")
+
+        def _backward():  # 1 where a > 0, else 0 (the convention at a = 0)
+            self.grad += (self.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+    # --8<-- [end:functions]
+
+    # --8<-- [start:derived]
+    # Everything else is built from the operations above, so it needs no backward rule of its own.
+    def __neg__(self):  # -a
+        return self * -1
+
+    def __sub__(self, other):  # a - b
+        return self + (-other)
+
+    def __truediv__(self, other):  # a / b = a * b^(-1)
+        return self * (other if isinstance(other, Value) else Value(other)) ** -1
+
+    def __radd__(self, other):  # 2 + a
+        return self + other
+
+    def __rsub__(self, other):  # 2 - a
+        return (-self) + other
+
+    def __rmul__(self, other):  # 2 * a
+        return self * other
+
+    def __rtruediv__(self, other):  # 2 / a
+        return Value(other) / self
+    # --8<-- [end:derived]
+
+    # --8<-- [start:backward]
+    def backward(self):
+        r"""Set ``v.grad`` $= \partial\,\text{self} / \partial v$ for every value ``v`` this one depends on."""
+        order, seen = [], set()
+
+        def visit(v):  # depth first: a value is listed only after everything it was computed from
+            if id(v) not in seen:
+                seen.add(id(v))
+                for parent in v.parents:
+                    visit(parent)
+                order.append(v)
+
+        visit(self)
+        for v in order:
+            v.grad = 0.0  # start clean, so calling backward twice gives the same grads
+        self.grad = 1.0  # d self / d self
+        for v in reversed(order):  # outputs before inputs: each grad is complete before it is passed on
+            v._backward()
+    # --8<-- [end:backward]
