@@ -183,3 +183,148 @@ def cosine_angles() -> Figure:
 
 
 # --- Part IV: attention and the Transformer ----------------------------------------------------
+
+@figure("positional-encoding-heatmap")
+# --8<-- [start:positional-encoding-heatmap]
+def positional_encoding_heatmap() -> Figure:
+    """The sinusoidal positional encoding: one row per position, one column per feature."""
+    from transformer_math.attention import positional_encoding
+
+    pe = positional_encoding(seq_len=40, d_model=16)           # (40, 16)
+    fig = Figure(figsize=(8, 4.2))
+    heat, waves = fig.subplots(1, 2, width_ratios=[1.1, 1])
+    image = heat.imshow(pe, cmap="coolwarm", vmin=-1, vmax=1, aspect="auto")
+    heat.set_xlabel("feature (column) j")
+    heat.set_ylabel("position p")
+    heat.set_title("PE[p, j]: fast waves left, slow right", fontsize=11)
+    heat.grid(False)
+    fig.colorbar(image, ax=heat, shrink=0.8)
+    for column, colour in [(0, "C0"), (2, "C1"), (4, "C2")]:
+        waves.plot(pe[:, column], color=colour, label=f"column {column}")
+    waves.set_xlabel("position p")
+    waves.set_title("three columns as functions of p", fontsize=11)
+    waves.legend(fontsize=9, loc="lower left")
+    return fig
+# --8<-- [end:positional-encoding-heatmap]
+
+
+@figure("attention-scaling")
+# --8<-- [start:attention-scaling]
+def attention_scaling() -> Figure:
+    """Why divide by sqrt(d_k): dot products of random vectors grow like sqrt(d_k) and saturate softmax."""
+    from transformer_math.softmax import softmax
+
+    rng = np.random.default_rng(0)
+    widths = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
+    spread, top_raw, top_scaled = [], [], []
+    for d_k in widths:
+        q = rng.normal(size=(2000, d_k))                        # entries with mean 0, variance 1
+        k = rng.normal(size=(2000, 8, d_k))                     # 8 keys per query
+        scores = np.einsum("bd,bkd->bk", q, k)                  # (2000, 8) dot products
+        spread.append(scores.std())
+        top_raw.append(softmax(scores).max(axis=-1).mean())
+        top_scaled.append(softmax(scores / np.sqrt(d_k)).max(axis=-1).mean())
+
+    fig = Figure(figsize=(9, 3.8))
+    left, right = fig.subplots(1, 2)
+    left.plot(widths, spread, "o", color="C0", label="std of q · k (measured)")
+    left.plot(widths, np.sqrt(widths), color="C1", label="sqrt(d_k)")
+    left.plot(widths, np.array(spread) / np.sqrt(widths), "s", color="C2", label="std of q · k / sqrt(d_k)")
+    left.set_xscale("log", base=2)
+    left.set_yscale("log", base=2)
+    left.set_xlabel("d_k")
+    left.set_title("spread of the scores", fontsize=11)
+    left.legend(fontsize=9)
+    right.plot(widths, top_raw, "o-", color="C1", label="softmax(q · k)")
+    right.plot(widths, top_scaled, "s-", color="C2", label="softmax(q · k / sqrt(d_k))")
+    right.axhline(1 / 8, color="C5", ls="--", lw=1, label="uniform over 8 keys")
+    right.set_xscale("log", base=2)
+    right.set_ylim(0, 1.05)
+    right.set_xlabel("d_k")
+    right.set_title("mean largest weight among 8 keys", fontsize=11)
+    right.legend(fontsize=9)
+    return fig
+# --8<-- [end:attention-scaling]
+
+
+@figure("causal-attention-heatmap")
+# --8<-- [start:causal-attention-heatmap]
+def causal_attention_heatmap() -> Figure:
+    """Causal attention weights of six tokens: the upper triangle is exactly 0, every row sums to 1."""
+    from transformer_math.attention import causal_mask, scaled_dot_product_attention
+
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.normal(size=(6, 4)) for _ in range(3))
+    _, weights = scaled_dot_product_attention(q, k, v, mask=causal_mask(6))
+
+    fig = Figure(figsize=(5, 4.4))
+    ax = fig.subplots()
+    image = ax.imshow(weights, cmap="viridis", vmin=0, vmax=1)
+    for i in range(6):
+        for j in range(6):
+            shade = "black" if weights[i, j] > 0.5 else "white"
+            ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=9, color=shade)
+    ax.set_xticks(range(6), words)
+    ax.set_yticks(range(6), words)
+    ax.set_xlabel("key (attended to)")
+    ax.set_ylabel("query (attending)")
+    ax.grid(False)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    return fig
+# --8<-- [end:causal-attention-heatmap]
+
+
+@figure("training-loss-curve")
+# --8<-- [start:training-loss-curve]
+def training_loss_curve() -> Figure:
+    """The loss of the one-block Transformer during 300 AdamW steps on "the cat sat on the mat"."""
+    from transformer_math.transformer import init_params, make_windows, train
+
+    vocab = ["the", "cat", "sat", "on", "mat"]
+    stream = [vocab.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
+    inputs, targets = make_windows(stream, seq_len=8)          # (6, 8) each
+    params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
+    losses = train(params, inputs, targets, n_heads=2, steps=300, lr=0.01)
+    floor = 2 * np.log(2) / inputs.size                        # two unpredictable first tokens
+
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
+    ax.plot(losses, color="C0", label="cross entropy (nats)")
+    ax.axhline(np.log(5), color="C3", ls=":", label="ln 5: uniform guess")
+    ax.axhline(floor, color="C2", ls="--", label=f"floor 2 ln 2 / 48 = {floor:.4f}")
+    ax.set_yscale("log")
+    ax.set_xlabel("AdamW step")
+    ax.set_ylabel("loss")
+    ax.legend(fontsize=9)
+    return fig
+# --8<-- [end:training-loss-curve]
+
+
+@figure("trained-attention")
+# --8<-- [start:trained-attention]
+def trained_attention() -> Figure:
+    """The attention weights of both heads of the trained model on one training window."""
+    from transformer_math.transformer import forward, init_params, make_windows, train
+
+    vocab = ["the", "cat", "sat", "on", "mat"]
+    stream = [vocab.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
+    inputs, targets = make_windows(stream, seq_len=8)
+    params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
+    train(params, inputs, targets, n_heads=2, steps=300, lr=0.01)
+    _, cache = forward(params, inputs[0], n_heads=2)
+    words = [vocab[t] for t in inputs[0]]
+
+    fig = Figure(figsize=(9, 4.2))
+    axes = fig.subplots(1, 2)
+    for head, ax in enumerate(axes):
+        image = ax.imshow(cache["weights"][head], cmap="viridis", vmin=0, vmax=1)
+        ax.set_xticks(range(8), words, rotation=60)
+        ax.set_yticks(range(8), words)
+        ax.set_title(f"head {head + 1}", fontsize=11)
+        ax.set_xlabel("key")
+        ax.grid(False)
+    axes[0].set_ylabel("query")
+    fig.colorbar(image, ax=list(axes), shrink=0.8)
+    return fig
+# --8<-- [end:trained-attention]
