@@ -178,6 +178,132 @@ def cosine_angles() -> Figure:
 
 # --- Part II: probability, statistics, softmax, information ----------------------------------
 
+# --8<-- [start:law-of-large-numbers]
+@figure("law-of-large-numbers")
+def law_of_large_numbers() -> Figure:
+    """The share of each token among n samples settles on its probability as n grows."""
+    tokens = ["cat", "dog", "bird"]
+    probs = np.array([0.70, 0.20, 0.10])
+    rng = np.random.default_rng(0)
+    draws = rng.choice(len(tokens), size=10_000, p=probs)
+    n = np.arange(1, draws.size + 1)
+
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
+    for k, (token, p) in enumerate(zip(tokens, probs)):
+        share = np.cumsum(draws == k) / n          # share of token k among the first n samples
+        ax.plot(n, share, color=f"C{k}", label=f"{token} (P = {p:.2f})")
+        ax.axhline(p, color=f"C{k}", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("number of samples n (log scale)")
+    ax.set_ylabel("share of samples")
+    ax.set_title("Sampled frequencies approach the probabilities")
+    ax.legend(loc="upper right", fontsize=9)
+    return fig
+# --8<-- [end:law-of-large-numbers]
+
+
+# --8<-- [start:exp-and-log]
+@figure("exp-and-log")
+def exp_and_log() -> Figure:
+    """exp and ln are mirror images across y = x: each undoes the other."""
+    x = np.linspace(-3, 3, 400)
+    t = np.linspace(0.02, 6, 400)
+
+    fig = Figure(figsize=(5.5, 5.5))
+    ax = fig.subplots()
+    ax.plot(x, np.exp(x), color="C0", label=r"$y = e^x$ (always > 0)")
+    ax.plot(t, np.log(t), color="C1", label=r"$y = \ln x$ (only for x > 0)")
+    ax.plot([-3, 6], [-3, 6], color="C5", linestyle=":", linewidth=1, label="y = x (the mirror)")
+    ax.plot([0, 1], [1, 0], "o", color="C2")
+    ax.annotate(r"$e^0 = 1$", (0, 1), xytext=(-2.6, 2.2), arrowprops={"arrowstyle": "->", "color": "C2"}, color="C2")
+    ax.annotate(r"$\ln 1 = 0$", (1, 0), xytext=(2.2, -2.0), arrowprops={"arrowstyle": "->", "color": "C2"}, color="C2")
+    ax.set_xlim(-3, 6)
+    ax.set_ylim(-3, 6)
+    ax.set_aspect("equal")
+    ax.axhline(0, linewidth=0.8, color="C5")
+    ax.axvline(0, linewidth=0.8, color="C5")
+    ax.legend(loc="upper left", fontsize=9)
+    ax.set_title("The exponential and the natural logarithm")
+    return fig
+# --8<-- [end:exp-and-log]
+
+
+# --8<-- [start:softmax-temperature]
+@figure("softmax-temperature")
+def softmax_temperature() -> Figure:
+    """One logit vector through softmax at three temperatures: low T sharpens, high T flattens."""
+    from transformer_math.softmax import softmax
+
+    tokens = ["cat", "dog", "bird", "fish"]
+    logits = np.array([2.0, 1.0, 0.1, -1.0])
+    temperatures = [0.5, 1.0, 2.0]
+    width = 0.26
+
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
+    positions = np.arange(len(tokens))
+    for k, t in enumerate(temperatures):
+        p = softmax(logits, temperature=t)
+        bars = ax.bar(positions + (k - 1) * width, p, width, color=f"C{k}", label=f"T = {t:g}")
+        ax.bar_label(bars, fmt="%.2f", fontsize=8)
+    ax.set_xticks(positions, [f"{tok}\nlogit {z:g}" for tok, z in zip(tokens, logits)])
+    ax.set_ylabel("probability")
+    ax.set_ylim(0, 1)
+    ax.set_title("softmax(logits / T): the same logits at three temperatures")
+    ax.legend(fontsize=9)
+    return fig
+# --8<-- [end:softmax-temperature]
+
+
+# --8<-- [start:coin-entropy]
+@figure("coin-entropy")
+def coin_entropy() -> Figure:
+    """Entropy of a coin with P(heads) = p: zero when certain, largest (ln 2) when fair."""
+    from transformer_math.information import entropy
+
+    p = np.linspace(0, 1, 201)
+    h = entropy(np.stack([p, 1 - p], axis=-1))   # one two-outcome distribution per row
+
+    fig = Figure(figsize=(6, 3.8))
+    ax = fig.subplots()
+    ax.plot(p, h, color="C0")
+    ax.axhline(np.log(2), color="C1", linestyle=":", linewidth=1)
+    ax.text(0.02, np.log(2) + 0.02, "ln 2 = 0.693 nats (fair coin)", color="C1", fontsize=9)
+    ax.plot([0.8], [entropy([0.8, 0.2])], "o", color="C2")
+    ax.annotate("p = 0.8: H = 0.500", (0.8, float(entropy([0.8, 0.2]))), xytext=(0.62, 0.25),
+                arrowprops={"arrowstyle": "->", "color": "C2"}, color="C2", fontsize=9)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 0.8)
+    ax.set_xlabel("p = P(heads)")
+    ax.set_ylabel("entropy H (nats)")
+    ax.set_title("Entropy of a coin")
+    return fig
+# --8<-- [end:coin-entropy]
+
+
+# --8<-- [start:cross-entropy-curve]
+@figure("cross-entropy-curve")
+def cross_entropy_curve() -> Figure:
+    """The loss of one prediction, -ln p(correct): small when confident and right, unbounded when wrong."""
+    p = np.linspace(0.005, 1, 400)
+
+    fig = Figure(figsize=(6, 3.8))
+    ax = fig.subplots()
+    ax.plot(p, -np.log(p), color="C0")
+    for q, color, where in [(0.8, "C2", (0.5, 1.4)), (0.1, "C1", (0.2, 3.2))]:
+        ax.plot([q], [-np.log(q)], "o", color=color)
+        ax.annotate(f"p = {q}: loss {-np.log(q):.3f}", (q, -np.log(q)), xytext=where,
+                    arrowprops={"arrowstyle": "->", "color": color}, color=color, fontsize=9)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 5.5)
+    ax.set_xlabel("probability the model gave the correct token")
+    ax.set_ylabel("loss = -ln p (nats)")
+    ax.set_title("Cross entropy of one prediction")
+    return fig
+# --8<-- [end:cross-entropy-curve]
+
 
 # --- Part III: derivatives, gradients, optimizers ---------------------------------------------
 
