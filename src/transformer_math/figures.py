@@ -108,9 +108,13 @@ def unit_circle_map() -> Figure:
     ax = fig.subplots()
     ax.plot(*circle, label="unit circle: all x with |x| = 1")
     ax.plot(*ellipse, label="A x for every x on the circle")
+    samples = np.stack([np.cos(np.arange(12) * np.pi / 6 + 0.3), np.sin(np.arange(12) * np.pi / 6 + 0.3)])
+    for x, image in zip(samples.T, (A @ samples).T):  # a few points and where they land: most are turned
+        ax.plot(*np.stack([x, image]).T, color="C3", lw=1, ls=":", marker=".", markersize=5)
+    ax.plot([], [], color="C3", lw=1, ls=":", marker=".", label="x and A x for a few x")
     for value, vector in zip(values, vectors.T):
         ax.annotate("", xy=value * vector, xytext=(0, 0), arrowprops={"arrowstyle": "->", "lw": 2, "color": "C2"})
-        ax.text(*(value * vector * 1.08), f"λ = {value:g}", color="C2", ha="center")
+        ax.text(*((value + 0.45) * vector), f"λ = {value:g}", color="C2", ha="center", va="center")
     ax.set_aspect("equal")
     ax.set_xlim(-3.5, 3.5)
     ax.set_ylim(-3.5, 3.5)
