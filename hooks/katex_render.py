@@ -5,6 +5,10 @@ or ``<div class="arithmatex">\\[...\\]</div>``. This hook hands the TeX to one l
 running the ``katex`` npm package (``tools/katex-server.mjs``) and puts the HTML in its place, so pages
 ship no math JavaScript. KaTeX's stylesheet and fonts are copied into the site itself.
 
+Notebook pages (mkdocs-jupyter) are rendered by nbconvert, whose Markdown keeps ``$...$`` as text
+for MathJax; :func:`_arithmatex_in_notebooks` makes it emit the same placeholders as arithmatex, so
+their formulas go through the same renderer and fail the same way.
+
 Invalid TeX stops the build with the page and the formula named. The hook knows nothing else about
 the site, so the same Markdown can move to another generator with a different renderer step.
 """
@@ -88,6 +92,24 @@ def render_math(page_html: str, where: str) -> str:
         return f'<span class="arithmatex">{rendered}</span>'
 
     return MATH.sub(replace, page_html)
+
+
+def _arithmatex_in_notebooks() -> None:
+    """Make nbconvert's Markdown renderer leave arithmatex placeholders instead of MathJax input."""
+    try:
+        from nbconvert.filters.markdown_mistune import IPythonRenderer
+    except ImportError:  # no notebook pages without nbconvert
+        return
+
+    def display(self, body: str) -> str:
+        return f'<div class="arithmatex">\\[{html.escape(body, quote=False)}\\]</div>'
+
+    IPythonRenderer.block_math = display
+    IPythonRenderer.inline_math = lambda self, body: f'<span class="arithmatex">\\({html.escape(body, quote=False)}\\)</span>'
+    IPythonRenderer.latex_environment = lambda self, name, body: display(self, f"\\begin{{{name}}}{body}\\end{{{name}}}")
+
+
+_arithmatex_in_notebooks()
 
 
 def on_config(config):

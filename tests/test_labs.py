@@ -1,0 +1,173 @@
+"""The Practice labs: run as published, with their reference solutions, and with typical mistakes.
+
+A lab (``docs/labs/*.py``, jupytext percent format) has cells tagged ``exercise`` with a ``...`` for
+the learner to replace, each followed by a Markdown cell holding the reference solution (a ``python``
+fence in a folded ``<details>`` block), and check cells that call ``check(name, answer, expected)``,
+which prints one verdict per call: ``Correct: name``, ``Wrong: name ...`` or ``Not yet: name ...``.
+
+* As published, every check says "Not yet" (this is also what the site shows; the build runs it).
+* With every exercise replaced by its solution, every check says "Correct".
+* With one exercise replaced by a typical mistake, that exercise's checks say "Wrong".
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
+SOLUTION = re.compile(r"<details>.*?```python\n(?P<code>.*?)\n```.*?</details>", re.S)
+VERDICT = re.compile(r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>.*?)(?: - | is\b| has\b| raised\b| contains\b|$)", re.M)
+
+# lab -> [(exercise number, wrong code, names of the checks that must say "Wrong")]
+MISTAKES = {
+    "matrix-operations": [
+        (1, "total = A + B\ndifference = B - A\nelementwise = A @ B", ["difference", "elementwise"]),
+        (2, "entry_0_1 = 1 * 5 + 2 * 7  # row 0 times column 0", ["entry_0_1"]),
+        (3, "product = A * B\ntransposed = A", ["product", "transposed"]),
+        (4, "def matmul(X, Y):\n    return np.asarray(X) * np.asarray(Y)", ["matmul(C, D)"]),
+        (4, "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    n, m = X.shape\n"
+            "    result = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n"
+            "            for k in range(m):\n                result[i, j] += X[i, k] * Y[k, j]\n    return result",
+         ["matmul(C, D)"]),
+    ],
+    "softmax": [
+        (1, "def softmax(x):\n    exp = np.exp(np.asarray(x, dtype=float))\n    return exp / np.sum(exp)",
+         ["softmax([1000, 1001, 1002])"]),
+        (1, "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    return np.exp(x - np.max(x))",
+         ["softmax([2.5, 1.2, 0.3, 3.1])", "sum of softmax([1, 2, 3])"]),
+        (2, "def softmax_with_temperature(x, temperature):\n    return softmax(np.asarray(x) * temperature)",
+         ["T = 0.5", "T = 10"]),
+        (3, "def softmax_rows(S):\n    exp = np.exp(S - np.max(S))\n    return exp / np.sum(exp)",
+         ["softmax_rows(S)", "softmax_rows(huge)"]),
+    ],
+    "cross-entropy": [
+        (1, "loss_at_one_half = np.log10(2)", ["loss_at_one_half"]),
+        (2, "def cross_entropy(y_true, y_pred):\n    return np.sum(np.asarray(y_true) * np.log(np.clip(y_pred, 1e-15, 1)))",
+         ["cross_entropy(y, [0.1, 0.8, 0.1])", "a confident wrong answer"]),
+        (2, "def cross_entropy(y_true, y_pred):\n    return -np.sum(np.asarray(y_true) * np.log(np.asarray(y_pred)))",
+         ["a confident right answer", "a confident wrong answer"]),
+        (3, "def cross_entropy_from_logits(logits, target):\n    z = np.asarray(logits, dtype=float)\n"
+            "    return np.log(np.sum(np.exp(z))) - z[target]", ["huge logits"]),
+    ],
+    "attention": [
+        (1, "Q = X @ W_Q\nK = X @ W_Q\nV = X @ W_V", ["K"]),
+        (2, "score_1_0 = -2  # q_0 . k_1, the other way round", ["score_1_0"]),
+        (3, "d_k = 2\nS = Q @ K.T", ["S"]),
+        (4, "exp = np.exp(S)\nweights = exp / np.sum(exp, axis=0, keepdims=True)", ["weights", "row sums of weights"]),
+        (5, "out = weights.T @ V", ["out"]),
+    ],
+}
+
+
+def load(lab: Path) -> nbformat.NotebookNode:
+    return jupytext.read(lab)
+
+
+def exercises(notebook) -> list[int]:
+    return [i for i, cell in enumerate(notebook.cells) if "exercise" in cell.metadata.get("tags", [])]
+
+
+def solution(notebook, exercise_index: int) -> str:
+    """The reference solution of an exercise: the python fence of the folded block right after it."""
+    following = notebook.cells[exercise_index + 1]
+    match = SOLUTION.search(following.source) if following.cell_type == "markdown" else None
+    assert match, f"exercise cell {exercise_index} has no <details> solution right after it"
+    return match.group("code")
+
+
+def with_code(notebook, replacements: dict[int, str]):
+    """A copy of ``notebook`` whose exercise cells (numbered from 1) hold the given code."""
+    changed = copy.deepcopy(notebook)
+    cells = exercises(changed)
+    for number, code in replacements.items():
+        changed.cells[cells[number - 1]].source = code
+    return changed
+
+
+def solved(notebook):
+    return with_code(notebook, {n: solution(notebook, i) for n, i in enumerate(exercises(notebook), start=1)})
+
+
+def run(notebook) -> list[tuple[str, str]]:
+    """Execute the notebook in a fresh kernel; return the (verdict, check name) of every check call."""
+    executed = copy.deepcopy(notebook)
+    NotebookClient(executed, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    printed = "".join(
+        output.get("text", "")
+        for cell in executed.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "stream" and output.name == "stdout"
+    )
+    return [(match.group("verdict"), match.group("name")) for match in VERDICT.finditer(printed)]
+
+
+def check_calls(notebook) -> int:
+    return sum(
+        len(re.findall(r"^check\(", cell.source, re.M))
+        for cell in notebook.cells
+        if cell.cell_type == "code" and "def check(" not in cell.source
+    )
+
+
+CASES = {}
+for _lab in LABS:
+    CASES[(_lab.stem, "published")] = lambda lab=_lab: load(lab)
+    CASES[(_lab.stem, "solved")] = lambda lab=_lab: solved(load(lab))
+    for _k, (_number, _code, _) in enumerate(MISTAKES.get(_lab.stem, [])):
+        CASES[(_lab.stem, f"mistake {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    """Every case of every lab, run in parallel kernels (one kernel per run)."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {key: pool.submit(lambda make=make: run(make())) for key, make in CASES.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+def test_every_lab_is_in_the_nav_and_has_exercises_with_solutions():
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert LABS, "no labs in docs/labs/"
+    for lab in LABS:
+        assert f"labs/{lab.name}" in nav, f"{lab.name} is not in the nav of mkdocs.yml"
+        notebook = load(lab)
+        assert exercises(notebook), f"{lab.name} has no cell tagged exercise"
+        for index in exercises(notebook):
+            assert "..." in notebook.cells[index].source, f"{lab.name}: exercise cell {index} has no ... to replace"
+            solution(notebook, index)
+        assert lab.stem in MISTAKES, f"{lab.name}: add typical mistakes to MISTAKES"
+
+
+@pytest.mark.parametrize("lab", [lab.stem for lab in LABS])
+def test_published_lab_says_not_yet_to_every_check(lab, verdicts):
+    found = verdicts[(lab, "published")]
+    assert len(found) == check_calls(load(ROOT / "docs" / "labs" / f"{lab}.py"))
+    assert all(verdict == "Not yet" for verdict, _ in found), found
+
+
+@pytest.mark.parametrize("lab", [lab.stem for lab in LABS])
+def test_reference_solutions_pass_every_check(lab, verdicts):
+    found = verdicts[(lab, "solved")]
+    assert len(found) == check_calls(load(ROOT / "docs" / "labs" / f"{lab}.py"))
+    wrong = [(verdict, name) for verdict, name in found if verdict != "Correct"]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(
+    "lab, case, number, expected_wrong",
+    [(lab, k, number, names) for lab, mistakes in MISTAKES.items() for k, (number, _, names) in enumerate(mistakes)],
+)
+def test_typical_mistakes_fail_their_checks(lab, case, number, expected_wrong, verdicts):
+    found = dict((name, verdict) for verdict, name in verdicts[(lab, f"mistake {case}")])
+    for name in expected_wrong:
+        assert found.get(name) == "Wrong", f"{lab}, exercise {number}: check {name!r} said {found.get(name)}"
