@@ -311,6 +311,181 @@ def cross_entropy_curve() -> Figure:
 
 # --- Part III: derivatives, gradients, optimizers ---------------------------------------------
 
+@figure("finite-difference-error")
+# --8<-- [start:finite-difference-error]
+def finite_difference_error() -> Figure:
+    """Error of forward and central differences against the step h: truncation falls, rounding rises."""
+    f, exact, x = np.sin, np.cos(1.0), 1.0
+    steps = np.logspace(-16, -1, 151)
+    forward = np.abs((f(x + steps) - f(x)) / steps - exact)
+    central = np.abs((f(x + steps) - f(x - steps)) / (2 * steps) - exact)
+    tiny = 1e-18  # an error of exactly 0 cannot be drawn on a log scale
+    eps = np.finfo(float).eps
+
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.subplots()
+    ax.loglog(steps, forward + tiny, label="forward difference", color="C0")
+    ax.loglog(steps, central + tiny, label="central difference", color="C1")
+    ax.loglog(steps, steps / 2 * np.sin(x), "--", color="C0", lw=1, alpha=0.7, label="truncation h |f''| / 2")
+    ax.loglog(steps, steps**2 / 6 * np.cos(x), "--", color="C1", lw=1, alpha=0.7, label="truncation h² |f'''| / 6")
+    ax.loglog(steps, eps / steps, ":", color="C5", lw=1.5, label="rounding ε / h")
+    ax.axvline(1e-5, color="C2", lw=1)
+    ax.text(1.4e-5, 1.0, "h = 1e-5", color="C2")
+    ax.set_ylim(1e-13, 1e1)
+    ax.set_xlabel("step h")
+    ax.set_ylabel("|estimate − cos(1)|")
+    ax.set_title("Derivative of sin at x = 1: too large h truncates, too small h rounds")
+    ax.legend(loc="lower left", fontsize=8)
+    return fig
+# --8<-- [end:finite-difference-error]
+
+
+@figure("computation-graph")
+# --8<-- [start:computation-graph]
+def computation_graph() -> Figure:
+    """The graph of one neuron, y = tanh(w x + b), with each value's data and grad after backward()."""
+    from matplotlib.patches import Circle, FancyBboxPatch
+
+    from transformer_math.autograd import Value
+
+    w, x, b = Value(0.5), Value(2.0), Value(-0.2)
+    wx = w * x
+    z = wx + b
+    y = z.tanh()
+    y.backward()
+    names = {id(w): "w", id(x): "x", id(b): "b", id(wx): "w·x", id(z): "z", id(y): "y"}
+    where = {id(w): (0, 2.2), id(x): (0, 0.8), id(b): (2.4, -0.6), id(wx): (2.4, 1.5), id(z): (4.8, 0.6), id(y): (7.2, 0.6)}
+
+    fig = Figure(figsize=(9, 3.6))
+    ax = fig.subplots()
+    for node in (wx, z, y):  # every computed value: a circle for its operation, arrows in and out
+        cx, cy = where[id(node)][0] - 1.0, where[id(node)][1]
+        ax.add_patch(Circle((cx, cy), 0.34, fill=False, edgecolor="C3", lw=1.5))
+        ax.text(cx, cy, {"*": "×", "+": "+", "tanh": "tanh"}[node.op], ha="center", va="center",
+                color="C3", fontsize=8 if node.op == "tanh" else 13)
+        for parent in node.parents:
+            px, py = where[id(parent)]
+            ax.annotate("", xy=(cx - 0.34, cy), xytext=(px + 0.62, py),
+                        arrowprops={"arrowstyle": "->", "color": "C5", "lw": 1.2})
+        ax.annotate("", xy=(cx + 1.0 - 0.62, cy), xytext=(cx + 0.34, cy),
+                    arrowprops={"arrowstyle": "->", "color": "C5", "lw": 1.2})
+    for node in (w, x, b, wx, z, y):  # every value: a box with its name, data and grad
+        px, py = where[id(node)]
+        ax.add_patch(FancyBboxPatch((px - 0.6, py - 0.38), 1.2, 0.76, boxstyle="round,pad=0.02",
+                                    fill=False, edgecolor="C0", lw=1.5))
+        ax.text(px, py + 0.17, f"{names[id(node)]} = {node.data:.4g}", ha="center", va="center", fontsize=10)
+        ax.text(px, py - 0.17, f"grad {node.grad:.4f}", ha="center", va="center", fontsize=9, color="C1")
+    ax.set_xlim(-0.8, 8.0)
+    ax.set_ylim(-1.2, 2.8)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title("Forward: data flows right. Backward: grad = ∂y/∂(value) flows left.", fontsize=10)
+    return fig
+# --8<-- [end:computation-graph]
+
+
+@figure("gradient-field")
+# --8<-- [start:gradient-field]
+def gradient_field() -> Figure:
+    """Contours of two functions with gradient arrows: the gradient is perpendicular to the contours."""
+    grid = np.linspace(-5, 5, 201)
+    X, Y = np.meshgrid(grid, grid)
+    arrows = np.linspace(-4, 4, 5)  # arrows on a 5 x 5 grid of points
+    AX, AY = np.meshgrid(arrows, arrows)
+    functions = [
+        ("f(x, y) = x² + y²", lambda x, y: x**2 + y**2, lambda x, y: (2 * x, 2 * y)),
+        ("f(x, y) = x² + 4y² + xy", lambda x, y: x**2 + 4 * y**2 + x * y, lambda x, y: (2 * x + y, 8 * y + x)),
+    ]
+
+    fig = Figure(figsize=(9, 4.5))
+    for ax, (title, f, grad) in zip(fig.subplots(1, 2), functions):
+        ax.contour(X, Y, f(X, Y), levels=12, colors="C5", linewidths=0.8)
+        GX, GY = grad(AX, AY)
+        ax.quiver(AX, AY, GX, GY, color="C0", angles="xy", scale_units="xy", scale=12, width=0.006)
+        ax.set_title(title)
+        ax.set_aspect("equal")
+        ax.set_xlim(-5, 5)
+        ax.set_ylim(-5, 5)
+    left = fig.axes[0]
+    left.quiver([3], [4], [6], [8], color="C1", angles="xy", scale_units="xy", scale=12, width=0.012)
+    left.plot([3], [4], "o", color="C1", ms=4)
+    left.annotate("∇f(3, 4) = (6, 8)", xy=(3, 4), xytext=(0.6, 2.9), color="C1", fontsize=10, ha="center",
+                  arrowprops={"arrowstyle": "-", "color": "C1", "lw": 0.8})
+    fig.suptitle("Gradients (arrows, shortened 12×) point uphill, across the contours")
+    return fig
+# --8<-- [end:gradient-field]
+
+
+@figure("learning-rates")
+# --8<-- [start:learning-rates]
+def learning_rates() -> Figure:
+    """Gradient descent on f(x, y) = (x² + 10 y²) / 2 with a learning rate too small, right, too large."""
+    curvature = np.array([1.0, 10.0])  # the Hessian is diag(1, 10); steps above 2 / 10 diverge along y
+    grid = np.linspace(-5.5, 5.5, 201)
+    X, Y = np.meshgrid(grid, grid)
+    runs = [("too small: η = 0.01", 0.01), ("about right: η = 0.18", 0.18), ("too large: η = 0.205", 0.205)]
+
+    fig = Figure(figsize=(10, 3.8))
+    for ax, (title, lr) in zip(fig.subplots(1, 3, sharey=True), runs):
+        point, path = np.array([-5.0, 2.0]), []
+        for _ in range(30):
+            path.append(point.copy())
+            point = point - lr * curvature * point  # the gradient of f is (x, 10 y)
+        path = np.array(path)
+        ax.contour(X, Y, (X**2 + 10 * Y**2) / 2, levels=[0.5, 2, 5, 10, 20, 40, 80], colors="C5", linewidths=0.8)
+        ax.plot(path[:, 0], path[:, 1], "o-", color="C1", ms=3, lw=1)
+        ax.plot(0, 0, "*", color="C2", ms=12)
+        ax.set_title(title, fontsize=10)
+        ax.set_aspect("equal")
+        ax.set_xlim(-5.5, 5.5)
+        ax.set_ylim(-5.5, 5.5)
+    fig.suptitle("30 steps of gradient descent from (−5, 2); the minimum is the star")
+    return fig
+# --8<-- [end:learning-rates]
+
+
+@figure("optimizers-compared")
+# --8<-- [start:optimizers-compared]
+def optimizers_compared() -> Figure:
+    """SGD, SGD with momentum, Adam and AdamW on one ill-conditioned quadratic: paths and losses."""
+    from transformer_math.optim import SGD, Adam, AdamW
+
+    A = np.array([[1.0, 0.0], [0.0, 25.0]])  # curvatures 1 and 25: a long, narrow valley
+    c = np.array([2.0, 1.0])                 # the minimum
+    loss = lambda p: 0.5 * (p - c) @ A @ (p - c)  # noqa: E731
+    makers = [
+        ("SGD, η = 0.075", lambda p: SGD(p, lr=0.075)),
+        ("SGD + momentum 0.7, η = 0.05", lambda p: SGD(p, lr=0.05, momentum=0.7)),
+        ("Adam, η = 0.3", lambda p: Adam(p, lr=0.3)),
+        ("AdamW, η = 0.3, λ = 0.1", lambda p: AdamW(p, lr=0.3, weight_decay=0.1)),
+    ]
+    X, Y = np.meshgrid(np.linspace(-5, 3.5, 171), np.linspace(-2, 3, 101))
+
+    fig = Figure(figsize=(10, 4.2))
+    paths_ax, loss_ax = fig.subplots(1, 2, width_ratios=[1.4, 1])
+    paths_ax.contour(X, Y, 0.5 * ((X - c[0]) ** 2 + 25 * (Y - c[1]) ** 2), levels=[0.25, 1, 3, 6, 10, 18, 30, 45],
+                     colors="C5", linewidths=0.8)
+    for colour, (name, make) in zip(["C0", "C1", "C2", "C3"], makers):
+        p = np.array([-4.0, -1.0])
+        opt = make([p])
+        path, losses = [p.copy()], [loss(p)]
+        for _ in range(100):
+            opt.step([A @ (p - c)])  # the gradient of the loss
+            path.append(p.copy())
+            losses.append(loss(p))
+        path = np.array(path)
+        paths_ax.plot(path[:, 0], path[:, 1], "o-", ms=2, lw=1, color=colour, label=name)
+        loss_ax.semilogy(losses, color=colour, label=name)
+    paths_ax.plot(*c, "*", color="C4", ms=14)
+    paths_ax.set_title("paths from (−4, −1), 100 steps; the minimum is the star", fontsize=10)
+    paths_ax.set_aspect("equal")
+    loss_ax.legend(fontsize=8, loc="lower left")
+    loss_ax.set_title("loss per step", fontsize=10)
+    loss_ax.set_xlabel("step")
+    fig.suptitle("One ill-conditioned problem, f(x, y) = ((x − 2)² + 25 (y − 1)²) / 2, four optimizers")
+    return fig
+# --8<-- [end:optimizers-compared]
+
 
 # --- Part IV: attention and the Transformer ----------------------------------------------------
 
