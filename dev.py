@@ -6,7 +6,8 @@
     python3 dev.py build            # build the site into site/ with --strict
 
 The first run creates .venv (Python packages, from pyproject.toml and constraints.txt) and
-node_modules (KaTeX, from package-lock.json). Later runs reinstall only what changed.
+node_modules (KaTeX and axe-core, from package-lock.json). Later runs reinstall only what changed.
+`test` also installs Debian's chromium, for the browser tests, when it is missing.
 """
 
 from __future__ import annotations
@@ -72,6 +73,20 @@ def ensure_node_modules() -> None:
         stamp.write_text(wanted)
 
 
+def ensure_chromium() -> None:
+    """The browser tests read the site in Debian's chromium package (never a browser Playwright downloads)."""
+    if shutil.which("chromium"):
+        return
+    command = "apt-get update && apt-get install -y chromium"
+    if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
+        say("installing Debian's chromium for the browser tests")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        run("apt-get", "update", "-qq", env=env)
+        run("apt-get", "install", "-y", "-qq", "chromium", env=env)
+    else:
+        say(f"chromium is missing, so the browser tests will fail; install it with: sudo sh -c '{command}'")
+
+
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("", [])
     if task not in {"serve", "test", "build"}:
@@ -79,6 +94,8 @@ def main(argv: list[str]) -> int:
         return 2
     ensure_python_env()
     ensure_node_modules()
+    if task == "test":
+        ensure_chromium()
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner, printed on every build
     if task == "serve":

@@ -1,0 +1,223 @@
+"""Every page of the built site, read in a real Chromium as readers read it.
+
+The site built by the ``built_site`` fixture is served from 127.0.0.1 (under the same path as on GitHub
+Pages) and every page is opened twice in Debian's chromium, driven by Playwright (never a downloaded
+browser), with a fresh profile:
+
+* 1280 px wide, light scheme: console errors, requests to other hosts, formulas, figures, every axe-core
+  rule, and the copy button of every Python block. The copied text then runs alone in a fresh Python
+  (``sys.executable``, where the package is installed) and must print the output block under it;
+* 375 px wide, dark scheme (the reader's system prefers dark): the page never scrolls sideways, figures
+  swap to their dark variant, and the colour rules of axe-core hold in the dark palette.
+
+Pages are discovered from the built site, so new chapters are covered as soon as they build. Each test
+reports every page and problem it found. ``test_checks_catch_a_broken_page`` feeds a deliberately broken
+page through the same code and asserts that each check complains.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests import browser_support as bs
+
+LIGHT = bs.Mode("light, 1280 px", bs.DESKTOP, "light", axe_rules=None, copy=True)
+DARK_PHONE = bs.Mode("dark, 375 px", bs.PHONE, "dark", axe_rules=bs.COLOUR_RULES)
+MODES = (LIGHT, DARK_PHONE)
+# Two browsers read pages side by side (the machine has 2 cores); copied blocks run meanwhile.
+READERS = max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass
+class Reading:
+    """Everything the browsers saw of the site, and what running the copied blocks gave."""
+
+    origin: str
+    pages: list[str]
+    visits: dict[bs.Mode, dict[str, bs.PageVisit]] = field(default_factory=dict)  # mode -> page -> visit
+    runs: list[tuple[bs.PageVisit, dict, tuple | None]] = field(default_factory=list)
+
+
+def read_site(site: Path, pages: list[str], workdir: Path, modes=MODES, readers: int = READERS) -> Reading:
+    """Open every page in every mode; run every copied Python block while the browsers go on."""
+    run_dir = workdir / "run"
+    run_dir.mkdir(parents=True)
+    queue = list(pages)
+    lock = threading.Lock()
+    jobs: list = []
+    errors: list[BaseException] = []
+    with bs.SiteServer(site, bs.site_prefix()) as server, ThreadPoolExecutor(max_workers=2) as executor:
+        reading = Reading(server.origin, list(pages), {mode: {} for mode in modes})
+
+        def reader(number: int) -> None:
+            try:
+                with sync_playwright() as playwright:
+                    context = bs.launch(playwright, workdir / f"profile-{number}")
+                    try:
+                        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.origin)
+                        bs.block_external_hosts(context, server.origin)
+                        while True:
+                            with lock:
+                                if not queue or errors:
+                                    return
+                                page = queue.pop(0)
+                            for mode in modes:
+                                visit = bs.visit_page(context, server.base, page, mode)
+                                with lock:
+                                    reading.visits[mode][page] = visit
+                                    if mode.copy:
+                                        jobs.extend((visit, job) for job in bs.submit_copied_blocks(executor, visit, run_dir))
+                    finally:
+                        context.close()
+            except BaseException as error:  # noqa: BLE001 - handed to the main thread
+                with lock:
+                    errors.append(error)
+
+        threads = [threading.Thread(target=reader, args=(number,), name=f"reader-{number}") for number in range(readers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+        for visit, (info, future) in jobs:
+            reading.runs.append((visit, info["block"], future.result() if future else None))
+    return reading
+
+
+@pytest.fixture(scope="module")
+def reading(built_site, tmp_path_factory) -> Reading:
+    return read_site(built_site, bs.site_pages(built_site), tmp_path_factory.mktemp("browser"))
+
+
+def report(problems: list[str]) -> None:
+    if problems:
+        pytest.fail(f"{len(problems)} problem(s):\n" + "\n".join(problems), pytrace=False)
+
+
+def visits(reading: Reading, *modes: bs.Mode):
+    return [visit for mode in (modes or MODES) for visit in reading.visits[mode].values()]
+
+
+def test_every_page_is_read(reading):
+    assert "" in reading.pages, "the home page is missing from the built site"
+    assert len(reading.pages) >= 3
+    for mode in MODES:
+        assert set(reading.visits[mode]) == set(reading.pages), f"pages not read in mode {mode.name}"
+
+
+def test_no_console_errors(reading):
+    report([problem for visit in visits(reading) for problem in bs.check_console(visit)])
+
+
+def test_no_request_leaves_the_site(reading):
+    report([problem for visit in visits(reading) for problem in bs.check_requests(visit, reading.origin)])
+
+
+def test_every_formula_is_rendered(reading):
+    report([problem for visit in visits(reading, LIGHT) for problem in bs.check_formulas(visit)])
+
+
+def test_no_page_scrolls_sideways_on_a_phone(reading):
+    report([problem for visit in visits(reading, DARK_PHONE) for problem in bs.check_no_sideways_scroll(visit)])
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["light", "dark"])
+def test_scheme_and_figures(reading, mode):
+    report([problem for visit in visits(reading, mode) for problem in bs.check_scheme(visit) + bs.check_figures(visit)])
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["light", "dark"])
+def test_accessibility(reading, mode):
+    """axe-core finds no serious or critical violation (in dark mode: the colour rules)."""
+    report([problem for visit in visits(reading, mode) for problem in bs.check_axe(visit)])
+
+
+def test_copy_buttons_copy_the_code_shown(reading):
+    report([problem for visit in visits(reading, LIGHT) for problem in bs.check_copy_matches_shown(visit)])
+
+
+def test_copied_blocks_print_their_output(reading):
+    blocks = sum(len(visit.content["python"]) for visit in visits(reading, LIGHT))
+    assert len(reading.runs) == blocks, "not every Python block was copied and run"
+    report([problem for visit, block, result in reading.runs for problem in bs.check_copied_run(visit, block, result)])
+
+
+# --- the checks would fail ----------------------------------------------------------------------
+
+BROKEN_PAGE = r"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A broken page</title>
+<style>
+  body { margin: 0; font-family: sans-serif; }
+  .wide { width: 900px; background: #eee; }
+  .pale { color: #ddd; background: #fff; }
+</style></head>
+<body data-md-color-scheme="default">
+<article class="md-content__inner">
+  <h1>A broken page</h1>
+  <p>Raw TeX that was never rendered: \(x^2 + 1\) and $$\frac{a}{b}$$.</p>
+  <p><span class="arithmatex">\(y\)</span></p>
+  <img src="http://example.invalid/tracker.png" alt="a tracker">
+  <img src="plot.svg#only-dark">
+  <div class="wide">a table far wider than a phone</div>
+  <p class="pale">Text too pale to read.</p>
+
+  <div class="language-python highlight"><pre><button class="md-code__button" data-md-type="copy"></button><code>x = 6
+print(x)</code></pre></div>
+  <div class="language-output highlight"><pre><code>6</code></pre></div>
+
+  <div class="language-python highlight"><span class="filename">Continued from the block above</span><pre><button class="md-code__button" data-md-type="copy"></button><code>print(x * 7)</code></pre></div>
+  <div class="language-output highlight"><pre><code>42</code></pre></div>
+
+  <div class="language-python highlight"><pre><button class="md-code__button" data-md-type="copy" data-text="1  print(1 + 1)"></button><code>print(1 + 1)</code></pre></div>
+  <div class="language-output highlight"><pre><code>2</code></pre></div>
+
+  <div class="language-python highlight"><pre><button class="md-code__button" data-md-type="copy"></button><code>print(2 + 2)</code></pre></div>
+  <div class="language-output highlight"><pre><code>5</code></pre></div>
+</article>
+<script>
+  for (const button of document.querySelectorAll("button")) {
+    button.setAttribute("aria-label", "Copy to clipboard");
+    button.addEventListener("click", () =>
+      navigator.clipboard.writeText(button.dataset.text || button.parentElement.querySelector("code").textContent));
+  }
+  console.error("broken on purpose");
+</script>
+</body></html>
+"""
+
+
+def test_checks_catch_a_broken_page(tmp_path):
+    site = tmp_path / "site"
+    (site / "broken").mkdir(parents=True)
+    (site / "broken" / "index.html").write_text(BROKEN_PAGE, encoding="utf-8")
+    (site / "broken" / "plot.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>', encoding="utf-8")
+    reading = read_site(site, ["broken/"], tmp_path, readers=1)
+    light, phone = reading.visits[LIGHT]["broken/"], reading.visits[DARK_PHONE]["broken/"]
+
+    def says(problems: list[str], *fragments: str) -> None:
+        assert problems, "the check found nothing wrong"
+        assert all("page 'broken/'" in problem for problem in problems), problems
+        for fragment in fragments:
+            assert any(fragment in problem for problem in problems), f"{fragment!r} not reported in {problems}"
+
+    says(bs.check_console(light), "broken on purpose")
+    says(bs.check_requests(light, reading.origin), "http://example.invalid/tracker.png")
+    says(bs.check_formulas(light), "raw TeX is visible: ", "\\(x^2 + 1\\)", "$$", "formula not rendered by KaTeX: «\\(y\\)»")
+    says(bs.check_no_sideways_scroll(phone), "scrolls sideways at 375 px", "div.wide")
+    says(bs.check_figures(light), "plot.svg#only-dark is shown in light mode", "has no alt text")
+    says(bs.check_scheme(phone), "for a reader who prefers dark")
+    says(bs.check_axe(light), "color-contrast", "image-alt")
+    says(bs.check_copy_matches_shown(light), "Python block 3: the copy button copies text that is not the code shown")
+    run_problems = [problem for visit, block, result in reading.runs for problem in bs.check_copied_run(visit, block, result)]
+    says(run_problems, "Python block 3 fails when copied and run alone", "Python block 4: copied and run alone it prints\n4\nbut the page shows\n5")
+    assert not any("block 1" in problem or "block 2" in problem for problem in run_problems), (
+        "a correct block, or a correct 'Continued' block, was reported: " + "\n".join(run_problems))
+    assert len(reading.runs) == 4
