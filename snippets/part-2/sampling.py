@@ -13,3 +13,6 @@ for n in [10, 100, 1_000, 10_000, 100_000, 1_000_000]:
     shares = counts / n
     gap = np.max(np.abs(shares - probs))
     print(f"{n:>9}   {shares[0]:6.4f} {shares[1]:6.4f} {shares[2]:6.4f}   {gap:.4f}")
+
+print()
+print("counts behind the last line:", dict(zip(tokens.tolist(), counts.tolist())))
