@@ -143,6 +143,9 @@ ONE_VARIABLE = {
     "tanh -> 1 - tanh^2": (np.tanh, lambda x: 1 - np.tanh(x) ** 2),
     "x^p -> p x^(p-1)": (lambda x: np.abs(x) ** 3.5, lambda x: 3.5 * np.sign(x) * np.abs(x) ** 2.5),
     "sigmoid -> s(1-s)": (lambda x: 1 / (1 + np.exp(-x)), lambda x: np.exp(-x) / (1 + np.exp(-x)) ** 2),
+    "sin(x^2) -> 2x cos(x^2)": (lambda x: np.sin(x**2), lambda x: 2 * x * np.cos(x**2)),
+    "exp(tanh(3x))": (lambda x: np.exp(np.tanh(3 * x)), lambda x: 3 * (1 - np.tanh(3 * x) ** 2) * np.exp(np.tanh(3 * x))),
+    "x + tanh(2x)/20 (residual)": (lambda x: x + np.tanh(2 * x) / 20, lambda x: 1 + (1 - np.tanh(2 * x) ** 2) / 10),
 }
 
 
@@ -200,3 +203,37 @@ def test_l2_penalty_gradient():
     lam = 0.1
     x = np.array([1.0, -2.0, 3.0])
     assert gradient_check(lambda w: lam / 2 * np.sum(w**2), lam * x, x) < TOL
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_soft_targets_temperature_and_output_layer(seed):
+    """The variants of the softmax + cross-entropy gradient in Part III's exercises."""
+    rng = np.random.default_rng(seed)
+    V, y = 5, int(rng.integers(5))
+    z = rng.normal(scale=2, size=V)
+    q = 0.9 * np.eye(V)[y] + 0.1 / V  # label smoothing
+    assert gradient_check(lambda z: -q @ np.log(softmax(z)), softmax(z) - q, z) < TOL
+    T = 0.5
+    assert gradient_check(lambda z: -np.log(softmax(z / T)[y]), (softmax(z / T) - np.eye(V)[y]) / T, z) < TOL
+    W, h = rng.normal(size=(V, 4)), rng.normal(size=4)
+    assert gradient_check(lambda W: -np.log(softmax(W @ h)[y]), np.outer(softmax(W @ h) - np.eye(V)[y], h), W) < TOL
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_least_squares_and_squared_matmul(seed):
+    rng = np.random.default_rng(seed)
+    A, b, x = rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=3)
+    assert gradient_check(lambda x: np.sum((A @ x - b) ** 2), 2 * A.T @ (A @ x - b), x) < TOL
+    X, W = rng.normal(size=(5, 3)), rng.normal(size=(3, 4))
+    assert gradient_check(lambda W: np.sum((X @ W) ** 2), X.T @ (2 * X @ W), W) < TOL
+
+
+def test_seed_gradient_by_hand_and_steepest_ascent():
+    """grad f(3, 4) = (6, 8); the directional derivative along u is grad . u, largest along the gradient."""
+    f = lambda v: v[0] ** 2 + v[1] ** 2  # noqa: E731
+    p = np.array([3.0, 4.0])
+    for angle in np.linspace(0, 2 * np.pi, 12, endpoint=False):
+        u = np.array([np.cos(angle), np.sin(angle)])
+        assert derivative(lambda t: f(p + t * u), 0.0) == pytest.approx(np.array([6.0, 8.0]) @ u, abs=1e-8)
