@@ -118,7 +118,21 @@ def on_config(config):
     return config
 
 
+INLINE_TEX = re.compile(r"\\\((.+?)\\\)")
+
+
+def _render_toc(items, where: str) -> None:
+    """Headings keep their formulas as raw TeX in the table of contents; typeset those too."""
+    for item in items:
+        if "\\(" in item.title:
+            item.title = INLINE_TEX.sub(
+                lambda match: render_math(f'<span class="arithmatex">\\({match.group(1)}\\)</span>', where), item.title
+            )
+        _render_toc(item.children, where)
+
+
 def on_page_content(html_text, page, config, files):
+    _render_toc(page.toc, page.file.src_uri)
     return render_math(html_text, page.file.src_uri)
 
 
