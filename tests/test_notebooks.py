@@ -1,0 +1,218 @@
+"""Every chapter as a notebook: generated from the page, run in a real kernel, outputs as on the page.
+
+``hooks/notebooks.py`` fills each code cell's output with the page's output block instead of running
+the code at build time. That is truthful only while the notebook, run top to bottom in one kernel,
+prints exactly those outputs -- the doc tests run each block in its own namespace, a notebook runs
+them all in one. This runs every chapter's notebook with nbclient (one kernel per notebook, several
+notebooks at once) and compares each cell's stdout with the page's output block.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from tools.docblocks import normalize, pair_examples
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+CHAPTERS = sorted(path for path in DOCS.glob("part-*/*.md") if path.name != "index.md")
+
+
+def _load_hook():
+    spec = importlib.util.spec_from_file_location("notebooks_hook", ROOT / "hooks" / "notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hook = _load_hook()
+
+
+def notebook_of(page: Path):
+    src_uri = page.relative_to(DOCS).as_posix()
+    return hook.chapter_notebook(page.read_text(encoding="utf-8"), src_uri, "https://example.org/guide/", "")
+
+
+def stdout_of(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+
+
+def execute(notebook):
+    executed = copy.deepcopy(notebook)
+    for cell in executed.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    client = NotebookClient(
+        executed, timeout=300, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(ROOT)}}
+    )
+    client.execute()
+    return executed
+
+
+@pytest.fixture(scope="module")
+def executed():
+    """Every chapter's notebook, executed; several kernels at once (each notebook in its own)."""
+    workers = max(2, min(8, (os.cpu_count() or 2) * 2))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {page: pool.submit(execute, notebook_of(page)) for page in CHAPTERS}
+        return {page: future.result() for page, future in futures.items()}
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.relative_to(DOCS).as_posix())
+def test_notebook_has_every_block_and_output_of_the_page(page):
+    notebook = notebook_of(page)
+    nbformat.validate(notebook)
+    examples, _ = pair_examples(page.read_text(encoding="utf-8"))
+    code = [cell for cell in notebook.cells if cell.cell_type == "code" and cell.source != hook.FUTURE_CELL]
+    assert [cell.metadata["page_line"] for cell in code] == [example.code.open_line for example in examples]
+    for cell, example in zip(code, examples):
+        assert "--8<--" not in cell.source, f"line {example.code.open_line}: snippet not expanded"
+        assert bool(cell.outputs) == (example.output is not None)
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.relative_to(DOCS).as_posix())
+def test_notebook_run_in_one_kernel_prints_the_page_outputs(page, executed):
+    recorded = [cell for cell in notebook_of(page).cells if "page_line" in cell.metadata]
+    ran = [cell for cell in executed[page].cells if "page_line" in cell.metadata]
+    problems = []
+    for before, after in zip(recorded, ran):
+        line = before.metadata["page_line"]
+        errors = [o for o in after.outputs if o.output_type == "error"]
+        if errors:
+            problems.append(f"block at line {line} raised {errors[0].ename}: {errors[0].evalue}")
+        elif normalize(stdout_of(after)) != normalize(stdout_of(before)):
+            problems.append(
+                f"block at line {line} printed\n{normalize(stdout_of(after))}\n"
+                f"but the page shows\n{normalize(stdout_of(before))}"
+            )
+    assert not problems, f"{page.relative_to(ROOT)}:\n" + "\n\n".join(problems)
+
+
+# --- the generator on a page made for it ---------------------------------------------------------
+
+SAMPLE = '''# A sample
+
+Text with $x^2$ and a [link](other.md#part) and a [local one](#here).
+
+![A figure](../figures/curve.light.svg#only-light)
+![A figure](../figures/curve.dark.svg#only-dark)
+
+```python
+x = 2
+print(x)
+```
+
+```output
+2
+```
+
+```python title="Continued from the block above"
+print(x + 1)
+```
+
+```output
+3
+```
+
+!!! note "Keep in mind"
+
+    Prose inside a note.
+
+    ```text
+    !!! not an admonition inside a fence
+    ```
+
+??? success "Solution"
+
+    Only prose here, folded.
+
+??? success "Solution with code"
+
+    Some prose.
+
+    ```python
+    print("hidden")
+    ```
+
+    ```output
+    hidden
+    ```
+
+The end.
+'''
+
+
+def test_generator_turns_a_page_into_cells():
+    svg = b"<svg xmlns='http://www.w3.org/2000/svg'></svg>"
+    notebook = hook.chapter_notebook(
+        SAMPLE, "part-9/sample.md", "https://example.org/guide/", "https://github.com/o/r",
+        image_data=lambda path: svg if path == "figures/curve.light.svg" else None,
+    )
+    nbformat.validate(notebook)
+    kinds = [cell.cell_type for cell in notebook.cells]
+    assert kinds == ["markdown", "code", "markdown", "code", "code", "markdown", "code", "markdown"]
+    assert notebook.cells[1].source == hook.FUTURE_CELL
+    del notebook.cells[1]
+    intro, prose = notebook.cells[0].source, notebook.cells[1].source
+    assert "https://example.org/guide/part-9/sample/" in intro
+    assert "[link](https://example.org/guide/part-9/other/#part)" in prose
+    assert "[local one](https://example.org/guide/part-9/sample/#here)" in prose
+    assert "![A figure](attachment:curve.light.svg)" in prose and "dark" not in prose
+    assert notebook.cells[1].attachments["curve.light.svg"]["image/svg+xml"]
+    first, second = notebook.cells[2], notebook.cells[3]
+    assert (first.source, stdout_of(first)) == ("x = 2\nprint(x)", "2\n")
+    assert (second.source, stdout_of(second)) == ("print(x + 1)", "3\n")
+    quoted = notebook.cells[4].source
+    assert "> **Keep in mind**" in quoted and "> Prose inside a note." in quoted
+    assert "> !!! not an admonition inside a fence" in quoted
+    assert "<details><summary>Solution</summary>" in quoted and "</details>" in quoted
+    assert "    Only prose" not in quoted, "admonition content must be dedented, not an indented code block"
+    hidden = notebook.cells[5]
+    assert hidden.metadata["jupyter"] == {"source_hidden": True} and stdout_of(hidden) == "hidden\n"
+    assert notebook.cells[6].source.strip() == "The end."
+
+
+def test_generator_expands_snippets_as_the_page_shows_them(tmp_path):
+    pages = [page for page in CHAPTERS if "--8<--" in page.read_text(encoding="utf-8")]
+    if not pages:
+        pytest.skip("no chapter includes a snippet yet")
+    for page in pages:
+        for cell in notebook_of(page).cells:
+            if cell.cell_type == "code":
+                assert "--8<--" not in cell.source and "8<" not in stdout_of(cell)
+
+
+# --- the built site -----------------------------------------------------------------------------
+
+
+def test_every_chapter_and_lab_page_offers_its_notebook(built_site):
+    pages = [page.relative_to(DOCS).as_posix() for page in CHAPTERS]
+    pages += [f"labs/{lab.name}" for lab in sorted((DOCS / "labs").glob("*.py"))]
+    for src in pages:
+        html = (built_site / re.sub(r"\.(md|py)$", "", src) / "index.html").read_text(encoding="utf-8")
+        link = re.search(r'<a href="([^"]+\.ipynb)" download[^>]*aria-label="Download', html)
+        assert link, f"{src}: no download button"
+        target = (built_site / re.sub(r"\.(md|py)$", "", src) / link.group(1)).resolve()
+        assert target.is_file(), f"{src}: {link.group(1)} is not in the site"
+        nbformat.validate(nbformat.reads(target.read_text(encoding="utf-8"), as_version=4))
+    for other in ["index.html", "reference/index.html", "contributing/index.html"]:
+        assert ".ipynb" not in (built_site / other).read_text(encoding="utf-8"), f"{other} should not offer a notebook"
+
+
+def test_chapter_notebook_in_the_site_matches_the_generator(built_site):
+    page = CHAPTERS[0]
+    src = page.relative_to(DOCS).as_posix()
+    built = json.loads((built_site / src.replace(".md", ".ipynb")).read_text(encoding="utf-8"))
+    code = [cell for cell in built["cells"] if "page_line" in cell["metadata"]]
+    expected = [cell for cell in notebook_of(page).cells if "page_line" in cell.metadata]
+    assert ["".join(cell["source"]) for cell in code] == [cell.source for cell in expected]
