@@ -111,6 +111,8 @@ def test_errors_name_the_numbers():
         split_heads(x, 4)
     with pytest.raises(ValueError, match=r"d_model = 6 is not divisible by n_heads = 4"):
         multi_head_attention(x, *[np.eye(6)] * 4, n_heads=4)
+    with pytest.raises(ValueError, match=r"n_heads must be a positive integer, got 0"):
+        split_heads(x, 0)
     with pytest.raises(ValueError, match=r"q has width 3 \(shape \(4, 3\)\), k has width 5 \(shape \(4, 5\)\)"):
         scaled_dot_product_attention(np.zeros((4, 3)), np.zeros((4, 5)), np.zeros((4, 2)))
     with pytest.raises(ValueError, match=r"mask of shape \(3, 3\) does not broadcast to the scores of shape \(4, 4\)"):

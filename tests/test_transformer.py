@@ -55,6 +55,13 @@ def test_layer_norm_backward_matches_central_differences():
     np.testing.assert_allclose(dbeta, dy.sum(axis=0))
 
 
+def test_cross_entropy_backward_is_prediction_minus_target():
+    logits, targets = np.array([[2.0, 0.0, -1.0], [0.0, 0.0, 0.0]]), np.array([0, 2])
+    p = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+    expected = (p - np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])) / 2
+    np.testing.assert_allclose(cross_entropy_backward(logits, targets), expected, rtol=1e-14, atol=1e-16)
+
+
 def test_cross_entropy_backward_matches_central_differences():
     rng = np.random.default_rng(5)
     logits, targets = rng.normal(size=(2, 3, 4)), rng.integers(0, 4, size=(2, 3))
@@ -85,7 +92,9 @@ def test_bad_input_is_refused():
     params = init_params(vocab_size=5, d_model=8, d_ff=12)
     with pytest.raises(ValueError, match=r"d_model = 8 is not divisible by n_heads = 3"):
         forward(params, np.array([0, 1]), n_heads=3)
-    with pytest.raises(ValueError, match=r"0 \.\. 4"):
+    with pytest.raises(ValueError, match=r"n_heads must be a positive integer, got 0"):
+        forward(params, np.array([0, 1]), n_heads=0)
+    with pytest.raises(ValueError, match=r"0 \.\. 4 for a vocabulary of 5, got ids from 0 to 5"):
         forward(params, np.array([0, 5]), n_heads=2)
     with pytest.raises(ValueError, match="longer than seq_len"):
         make_windows([0, 1, 2], seq_len=3)

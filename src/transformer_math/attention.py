@@ -177,7 +177,9 @@ def split_heads(x, n_heads):
     """
     x = np.asarray(x)
     d_model = x.shape[-1]
-    if n_heads < 1 or d_model % n_heads != 0:
+    if int(n_heads) != n_heads or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    if d_model % n_heads != 0:
         raise ValueError(
             f"d_model = {d_model} is not divisible by n_heads = {n_heads}; "
             "every head must get the same whole number of features"

@@ -145,7 +145,10 @@ def forward(params, tokens, n_heads):
     if not np.issubdtype(tokens.dtype, np.integer):
         raise ValueError(f"tokens must be integer ids, got dtype {tokens.dtype}")
     if tokens.size and (tokens.min() < 0 or tokens.max() >= vocab_size):
-        raise ValueError(f"token ids must lie in 0 .. {vocab_size - 1} for a vocabulary of {vocab_size}")
+        raise ValueError(f"token ids must lie in 0 .. {vocab_size - 1} for a vocabulary of {vocab_size}, "
+                         f"got ids from {tokens.min()} to {tokens.max()}")
+    if int(n_heads) != n_heads or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
     if d % n_heads != 0:
         raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")
     n = tokens.shape[-1]
@@ -185,9 +188,8 @@ def cross_entropy_backward(logits, targets):
     """
     logits = np.asarray(logits, dtype=float)
     targets = np.asarray(targets)
-    grad = softmax(logits, axis=-1)
-    np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], axis=-1) - 1.0, axis=-1)
-    return grad / targets.size
+    one_hot = np.eye(logits.shape[-1])[targets]                      # (..., V): 1 at each target
+    return (softmax(logits, axis=-1) - one_hot) / targets.size       # prediction minus target
 # --8<-- [end:cross_entropy_backward]
 
 
