@@ -163,17 +163,31 @@ class Value:
 
     # --8<-- [start:backward]
     def backward(self):
-        r"""Set ``v.grad`` $= \partial\,\text{self} / \partial v$ for every value ``v`` this one depends on."""
+        r"""Set ``v.grad`` $= \partial\,\text{self} / \partial v$ for every value ``v`` this one depends on.
+
+        The graph is walked with an explicit stack rather than recursion, so a chain of any length
+        works (Python stops recursion after about a thousand nested calls).
+
+        Examples
+        --------
+        >>> x = Value(1.0)
+        >>> y = sum(x * i for i in range(2000))  # a chain of 4000 operations
+        >>> y.backward()
+        >>> x.grad                                # 0 + 1 + ... + 1999
+        1999000.0
+        """
+        # Topological order: every value listed after all the values it was computed from.
         order, seen = [], set()
-
-        def visit(v):  # depth first: a value is listed only after everything it was computed from
-            if id(v) not in seen:
+        stack = [(self, False)]
+        while stack:
+            v, parents_listed = stack.pop()
+            if parents_listed:
+                order.append(v)  # all of v's parents are already in the list
+            elif id(v) not in seen:
                 seen.add(id(v))
-                for parent in v.parents:
-                    visit(parent)
-                order.append(v)
+                stack.append((v, True))  # come back to v once its parents are done
+                stack.extend((parent, False) for parent in v.parents)
 
-        visit(self)
         for v in order:
             v.grad = 0.0  # start clean, so calling backward twice gives the same grads
         self.grad = 1.0  # d self / d self
