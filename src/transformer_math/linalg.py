@@ -147,7 +147,9 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     The part of $v_t$ along the eigenvector with the largest $|\lambda|$ grows fastest, so $v_t$
     turns towards it; the eigenvalue is then the Rayleigh quotient $\lambda = v^\top A v$.
     Convergence is fast when $|\lambda_1|$ is well above $|\lambda_2|$ (the error shrinks like
-    $|\lambda_2 / \lambda_1|^t$) and slow when they are close.
+    $|\lambda_2 / \lambda_1|^t$) and slow when they are close. It needs a single eigenvalue of
+    largest size: with a tie ($\lambda = \pm 1$) or a complex pair (a rotation) the vector never
+    settles, and the result is meaningless.
 
     Parameters
     ----------
