@@ -103,11 +103,20 @@ def dot(a: ArrayLike, b: ArrayLike):
 def norm(v: ArrayLike) -> float:
     r"""The Euclidean length of a vector: $\lVert v \rVert = \sqrt{v \cdot v} = \sqrt{\sum_i v_i^2}$.
 
+    Raises
+    ------
+    ValueError
+        If ``v`` is not 1-D (for the lengths of the rows of a matrix, use
+        ``np.linalg.norm(M, axis=1)``).
+
     Examples
     --------
     >>> norm([3, 4])
     5.0
     """
+    v = np.asarray(v)
+    if v.ndim != 1:
+        raise ValueError(f"norm needs a 1-D vector, got shape {v.shape}")
     return float(np.sqrt(dot(v, v)))
 # --8<-- [end:norm]
 
