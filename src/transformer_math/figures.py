@@ -496,7 +496,7 @@ def positional_encoding_heatmap() -> Figure:
     from transformer_math.attention import positional_encoding
 
     pe = positional_encoding(seq_len=40, d_model=16)           # (40, 16)
-    fig = Figure(figsize=(8, 4.2))
+    fig = Figure(figsize=(8, 4.2), layout="constrained")        # room for the colour bar
     heat, waves = fig.subplots(1, 2, width_ratios=[1.1, 1])
     image = heat.imshow(pe, cmap="coolwarm", vmin=-1, vmax=1, aspect="auto")
     heat.set_xlabel("feature (column) j")
@@ -508,7 +508,9 @@ def positional_encoding_heatmap() -> Figure:
         waves.plot(pe[:, column], color=colour, label=f"column {column}")
     waves.set_xlabel("position p")
     waves.set_title("three columns as functions of p", fontsize=11)
-    waves.legend(fontsize=9, loc="lower left")
+    waves.set_ylim(-1.1, 1.55)                                 # free band above the waves
+    waves.set_yticks([-1, -0.5, 0, 0.5, 1])
+    waves.legend(fontsize=9, loc="upper center", ncols=3)
     return fig
 # --8<-- [end:positional-encoding-heatmap]
 
