@@ -127,12 +127,20 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         ctype = self.guess_type(str(path))
         return self._send_bytes(200, ctype, path.read_bytes())
 
+    def end_headers(self):
+        with self.server.count_lock:
+            self.server.bytes_sent += sum(len(line) for line in getattr(self, "_headers_buffer", []))
+        super().end_headers()
+
     def _send_bytes(self, status: int, ctype: str, body: bytes):
         import io
 
         gzipped = self.use_gzip and self.COMPRESSIBLE.match(ctype) and "gzip" in self.headers.get("Accept-Encoding", "")
         if gzipped:
             body = gzip.compress(body, compresslevel=6, mtime=0)
+        if self.command != "HEAD":
+            with self.server.count_lock:
+                self.server.bytes_sent += len(body)
         self.send_response(status)
         self.send_header("Content-Type", ctype + ("; charset=utf-8" if ctype.startswith("text/") else ""))
         self.send_header("Content-Length", str(len(body)))
@@ -155,9 +163,16 @@ class SiteServer:
     def __init__(self, directory: Path, prefix: str = "/", gzip: bool = False) -> None:
         handler = type("Handler", (_Handler,), {"prefix": prefix, "use_gzip": gzip})
         self.httpd = _Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+        self.httpd.bytes_sent, self.httpd.count_lock = 0, threading.Lock()
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.base = self.origin + prefix
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="site-server", daemon=True)
+
+    def take_bytes_sent(self) -> int:
+        """Bytes sent (headers and bodies, as on the wire without TLS) since the last call."""
+        with self.httpd.count_lock:
+            sent, self.httpd.bytes_sent = self.httpd.bytes_sent, 0
+        return sent
 
     def __enter__(self) -> SiteServer:
         self.thread.start()

@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""What the reader's browser pays for this guide, measured and printed side by side.
+
+    cd benchmarks && npm ci && cd ..          # MathJax 3 and Lighthouse 12.2.3 (benchmark-only)
+    .venv/bin/python benchmarks/bench_reader.py [--loads 7] [--skip lighthouse,build,doctest]
+
+1. Math-ready time, bytes and layout shift: the three most formula-heavy pages (counted in the build),
+   each loaded cold (fresh browser context, empty cache) --loads times in Debian's chromium, served
+   from 127.0.0.1 with gzip as GitHub Pages serves. Three builds of the same Markdown:
+   * shipped: formulas rendered to KaTeX HTML at build time (hooks/katex_render.py);
+   * client-side KaTeX: mkdocs-material's documented KaTeX setup (katex.min.js, auto-render and the
+     theme's katex.js snippet), with KaTeX from npm served by the site itself;
+   * MathJax 3: mkdocs-material's documented MathJax setup, with mathjax@3 (tex-mml-chtml) from npm.
+   The variants are built from a config that INHERITs mkdocs.yml, drops hooks/katex_render.py and adds
+   the scripts. Math-ready = all formulas are laid out (every .arithmatex holds .katex/mjx-container,
+   parsing done) and document.fonts.ready has resolved after that. Medians are printed.
+2. Lighthouse 12.2.3, mobile (its default), on every chapter page, gzip server, Debian's chromium.
+3. Page weight: bytes sent by the server for a cold first load of every chapter page.
+4. Build time: `mkdocs build --strict` against a bare MkDocs build (theme mkdocs, no plugins, no hooks)
+   of the same docs/; doc-test time: `pytest docs` against executing the same blocks, expanded the same
+   way, in one plain Python process.
+
+Nothing here is a test: it prints a report (and writes benchmarks/build/report.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = ROOT / "benchmarks"
+BUILD = HERE / "build"  # ignored by git (.gitignore: build/)
+sys.path.insert(0, str(ROOT))
+
+from tests import browser_support as bs  # noqa: E402
+
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+MATHJAX_ES5 = HERE / "node_modules" / "mathjax" / "es5"
+LIGHTHOUSE = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
+MKDOCS = [sys.executable, "-m", "mkdocs"]
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+# mkdocs-material's documented setups ("Math" page of its reference), with local copies of the scripts.
+KATEX_JS = """document$.subscribe(({ body }) => {
+  renderMathInElement(body, {
+    delimiters: [
+      { left: "$$",  right: "$$",  display: true },
+      { left: "$",   right: "$",   display: false },
+      { left: "\\\\(", right: "\\\\)", display: false },
+      { left: "\\\\[", right: "\\\\]", display: true }
+    ],
+  })
+})
+"""
+MATHJAX_JS = """window.MathJax = {
+  tex: {
+    inlineMath: [["\\\\(", "\\\\)"]],
+    displayMath: [["\\\\[", "\\\\]"]],
+    processEscapes: true,
+    processEnvironments: true
+  },
+  options: {
+    ignoreHtmlClass: ".*|",
+    processHtmlClass: "arithmatex"
+  }
+};
+
+document$.subscribe(() => {
+  MathJax.startup.output.clearCache()
+  MathJax.typesetClear()
+  MathJax.texReset()
+  MathJax.typesetPromise()
+})
+"""
+
+# Installed before any page script: records when the last formula is laid out, then when the fonts
+# are ready after that, and the layout shifts.
+MEASURE_JS = r"""
+(() => {
+  const m = window.__bench = {complete: null, ready: null, cls: 0};
+  new PerformanceObserver(list => { for (const e of list.getEntries()) if (!e.hadRecentInput) m.cls += e.value; })
+    .observe({type: "layout-shift", buffered: true});
+  const check = () => {
+    if (m.complete !== null || document.readyState === "loading") return;
+    const formulas = document.querySelectorAll(".arithmatex");
+    for (const f of formulas) if (!f.querySelector(".katex, mjx-container")) return;
+    m.complete = performance.now();
+    void document.body.offsetHeight;  // lay the formulas out now, so their fonts are requested now
+    document.fonts.ready.then(() => { m.ready = performance.now(); });
+  };
+  new MutationObserver(check).observe(document, {childList: true, subtree: true});
+  document.addEventListener("DOMContentLoaded", check);
+  document.addEventListener("readystatechange", check);
+})();
+"""
+
+
+def say(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+# --- builds -------------------------------------------------------------------------------------
+
+
+def main_hooks() -> list[str]:
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    block = re.search(r"^hooks:\n((?:[ \t]+-[^\n]*\n)+)", text, re.M)
+    return [line.strip()[1:].strip() for line in block.group(1).splitlines()] if block else []
+
+
+def variant_config(name: str) -> Path:
+    """A config that INHERITs mkdocs.yml, without the build-time KaTeX hook, with client-side math."""
+    folder = BUILD / f"config-{name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    hooks = [hook for hook in main_hooks() if "katex_render" not in hook]
+    hooks.append(str(folder / "copy_math_assets.py"))
+    if name == "katex-client":
+        scripts = ["assets/bench/katex.js", "assets/katex-client/katex.min.js", "assets/katex-client/contrib/auto-render.min.js"]
+        css = ["assets/katex-client/katex.min.css"]
+        source, target, snippet = KATEX_DIST, "assets/katex-client", KATEX_JS
+    else:
+        scripts = ["assets/bench/mathjax.js", "assets/mathjax/tex-mml-chtml.js"]
+        css = []
+        source, target, snippet = MATHJAX_ES5, "assets/mathjax", MATHJAX_JS
+    (folder / "copy_math_assets.py").write_text(
+        "import shutil\nfrom pathlib import Path\n\n"
+        "def on_post_build(config):\n"
+        f"    site = Path(config.site_dir)\n"
+        f"    shutil.copytree({str(source)!r}, site / {target!r}, dirs_exist_ok=True)\n"
+        f"    (site / 'assets' / 'bench').mkdir(parents=True, exist_ok=True)\n"
+        f"    (site / 'assets' / 'bench' / {Path(scripts[0]).name!r}).write_text({snippet!r})\n",
+        encoding="utf-8",
+    )
+    extra_css = [line.strip()[1:].strip() for line in re.search(r"^extra_css:\n((?:[ \t]+-[^\n]*\n)+)",
+                 (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M).group(1).splitlines()]
+    # Beside mkdocs.yml, so that every relative path of the inherited config (custom_dir, watch, the
+    # mkdocstrings paths) means what it means there; build() deletes it after the build.
+    config = ROOT / f".bench-mkdocs-{name}.yml"
+    config.write_text(
+        "INHERIT: mkdocs.yml\n"
+        "strict: false\n"
+        f"hooks: {json.dumps(hooks)}\n"
+        f"extra_css: {json.dumps(css + extra_css)}\n"
+        f"extra_javascript: {json.dumps(scripts)}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def bare_config() -> Path:
+    folder = BUILD / "config-bare"
+    folder.mkdir(parents=True, exist_ok=True)
+    config = folder / "mkdocs.yml"
+    config.write_text(f"site_name: bare\ndocs_dir: {ROOT / 'docs'}\ntheme:\n  name: mkdocs\nplugins: []\n", encoding="utf-8")
+    return config
+
+
+def build(config: Path | None, site: Path, strict: bool) -> float:
+    command = [*MKDOCS, "build", "--site-dir", str(site)]
+    if config is not None:
+        command += ["--config-file", str(config)]
+    command.append("--strict" if strict else "--no-strict")
+    start = time.perf_counter()
+    try:
+        result = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, text=True)
+    finally:
+        if config is not None and config.name.startswith(".bench-"):
+            config.unlink(missing_ok=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        raise SystemExit(f"build failed ({' '.join(command)}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return elapsed
+
+
+# --- cold loads ---------------------------------------------------------------------------------
+
+
+def cold_load(browser, server: bs.SiteServer, path: str) -> dict:
+    context = browser.new_context(viewport=bs.PHONE, device_scale_factor=2)
+    try:
+        context.add_init_script(MEASURE_JS)
+        page = context.new_page()
+        server.take_bytes_sent()
+        page.goto(server.base + path, wait_until="load")
+        page.wait_for_function("() => window.__bench.ready !== null", timeout=60000, polling=50)
+        page.wait_for_load_state("networkidle")
+        result = page.evaluate("() => ({ready: __bench.ready, complete: __bench.complete, cls: __bench.cls})")
+        result["bytes"] = server.take_bytes_sent()
+        return result
+    finally:
+        context.close()
+
+
+def formula_counts(site: Path) -> dict[str, int]:
+    counts = {}
+    for page in bs.site_pages(site):
+        html = (site / (page + "index.html" if page == "" or page.endswith("/") else page)).read_text(encoding="utf-8")
+        counts[page] = html.count('class="arithmatex"')
+    return counts
+
+
+def chapter_pages(site: Path) -> list[str]:
+    return [page for page in bs.site_pages(site) if re.match(r"part-\d+/", page)]
+
+
+def measure_math(sites: dict[str, Path], pages: list[str], loads: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    results: dict = {name: {page: [] for page in pages} for name in sites}
+    prefix = bs.site_prefix()
+    servers = {name: bs.SiteServer(site, prefix, gzip=True) for name, site in sites.items()}
+    for server in servers.values():
+        server.__enter__()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=bs.chromium_path(), headless=True, args=bs.CHROMIUM_ARGS)
+            try:
+                for name, server in servers.items():  # warm-up load each: the first load of a browser pays for its start
+                    cold_load(browser, server, pages[0])
+                for round_number in range(loads):  # interleaved, so that background load hits every variant alike
+                    for page in pages:
+                        for name, server in servers.items():
+                            results[name][page].append(cold_load(browser, server, page))
+                    say(f"math-ready: round {round_number + 1}/{loads} done")
+            finally:
+                browser.close()
+    finally:
+        for server in servers.values():
+            server.__exit__(None, None, None)
+    return results
+
+
+def page_weights(site: Path, pages: list[str]) -> dict[str, int]:
+    from playwright.sync_api import sync_playwright
+
+    weights = {}
+    with bs.SiteServer(site, bs.site_prefix(), gzip=True) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=bs.chromium_path(), headless=True, args=bs.CHROMIUM_ARGS)
+        try:
+            for page in pages:
+                weights[page] = cold_load(browser, server, page)["bytes"]
+        finally:
+            browser.close()
+    return weights
+
+
+# --- Lighthouse ---------------------------------------------------------------------------------
+
+
+def lighthouse(site: Path, pages: list[str]) -> dict[str, dict]:
+    if not LIGHTHOUSE.exists():
+        raise SystemExit("Lighthouse is missing: run `npm ci` in benchmarks/")
+    results = {}
+    out = BUILD / "lighthouse"
+    out.mkdir(parents=True, exist_ok=True)
+    flags = " ".join(bs.CHROMIUM_ARGS)
+    with bs.SiteServer(site, bs.site_prefix(), gzip=True) as server:
+        for page in pages:
+            report = out / (page.strip("/").replace("/", "_") + ".json")
+            command = ["node", str(LIGHTHOUSE), server.base + page, f"--chrome-path={bs.chromium_path()}",
+                       f"--chrome-flags={flags}", "--output=json", f"--output-path={report}", "--quiet",
+                       "--only-categories=performance,accessibility,best-practices,seo"]
+            subprocess.run(command, check=True, cwd=HERE, capture_output=True, text=True)
+            data = json.loads(report.read_text(encoding="utf-8"))
+            scores = {key: round(value["score"] * 100) for key, value in data["categories"].items()}
+            scores["cls"] = data["audits"]["cumulative-layout-shift"]["numericValue"]
+            scores["lcp_ms"] = data["audits"]["largest-contentful-paint"]["numericValue"]
+            scores["failing"] = sorted(
+                audit_id for category in data["categories"].values() if category["score"] < 1
+                for ref in category["auditRefs"] if ref["weight"] > 0
+                for audit_id in [ref["id"]] if (data["audits"][audit_id]["score"] is not None and data["audits"][audit_id]["score"] < 0.9))
+            results[page] = scores
+            say(f"lighthouse {page}: {scores}")
+    return results
+
+
+# --- build and doc-test times -------------------------------------------------------------------
+
+
+def median_time(function, repeats: int) -> float:
+    return statistics.median(function() for _ in range(repeats))
+
+
+def time_doctests() -> tuple[float, float, int]:
+    def pytest_docs() -> float:
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "pytest", "docs", "-q", "-p", "no:cacheprovider"], cwd=ROOT, env=ENV,
+                                capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if result.returncode not in (0, 1):
+            raise SystemExit(f"pytest docs could not run:\n{result.stdout[-2000:]}")
+        return elapsed
+
+    plain = HERE / "plain_blocks.py"
+
+    def plain_python() -> float:
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, str(plain)], cwd=ROOT, env=ENV, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if result.returncode != 0:
+            raise SystemExit(f"plain run failed:\n{result.stderr[-2000:]}")
+        return elapsed
+
+    count = int(subprocess.run([sys.executable, str(plain), "--count"], cwd=ROOT, env=ENV, capture_output=True, text=True).stdout or 0)
+    return median_time(pytest_docs, 3), median_time(plain_python, 3), count
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "unknown CPU")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    chromium = subprocess.run([bs.chromium_path(), "--version"], capture_output=True, text=True).stdout.strip()
+    return f"{os.cpu_count()} cores (nproc), {cpu}, {platform.system()} {platform.release()}, {chromium}, 1-min load average {load:.1f} at start"
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--loads", type=int, default=7, help="cold loads per page and variant (default 7)")
+    parser.add_argument("--skip", default="", help="comma-separated parts to skip: math,lighthouse,weight,build,doctest")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    report: dict = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()}
+    BUILD.mkdir(exist_ok=True)
+    lines = [f"Reader benchmarks, {report['date']}", f"machine: {report['machine']}", ""]
+
+    say("building the shipped site and the two client-side variants")
+    sites = {"shipped": BUILD / "site-shipped", "katex-client": BUILD / "site-katex-client", "mathjax3": BUILD / "site-mathjax3"}
+    build_times = {"shipped": build(None, sites["shipped"], strict=True)}
+    if "math" not in skip:
+        for name in ("katex-client", "mathjax3"):
+            build(variant_config(name), sites[name], strict=False)
+
+    counts = formula_counts(sites["shipped"])
+    heavy = sorted(counts, key=lambda page: (-counts[page], page))[:3]
+    chapters = chapter_pages(sites["shipped"])
+
+    if "math" not in skip:
+        say(f"math-ready: {args.loads} cold loads of {heavy} in each variant")
+        math = measure_math(sites, heavy, args.loads)
+        report["math"] = math
+        lines += [f"## Math-ready time, bytes, layout shift (median of {args.loads} cold loads, 375 px, gzip)", ""]
+        lines.append(f"{'page (formulas)':42} {'variant':13} {'math-ready ms':>13} {'KiB sent':>9} {'CLS':>7}")
+        ratios = {"katex-client": [], "mathjax3": []}
+        for page in heavy:
+            shipped_ready = median([load["ready"] for load in math["shipped"][page]])
+            for name in sites:
+                loads = math[name][page]
+                ready = median([load["ready"] for load in loads])
+                sent = median([load["bytes"] for load in loads]) / 1024
+                cls = median([load["cls"] for load in loads])
+                label = f"{page or '/'} ({counts[page]})" if name == "shipped" else ""
+                lines.append(f"{label:42} {name:13} {ready:13.0f} {sent:9.0f} {cls:7.3f}")
+                if name != "shipped":
+                    ratios[name].append(shipped_ready / ready)
+        lines.append("")
+        for name, target in (("katex-client", 0.6), ("mathjax3", 0.35)):
+            worst = max(ratios[name])
+            lines.append(f"shipped / {name} math-ready: {', '.join(f'{r:.2f}x' for r in ratios[name])} "
+                         f"(target <= {target}x: {'met' if worst <= target else 'MISSED'})")
+        report["math_ratios"] = ratios
+        lines.append("")
+
+    if "weight" not in skip:
+        say(f"page weight of {len(chapters)} chapter pages")
+        weights = page_weights(sites["shipped"], chapters)
+        report["weights"] = weights
+        heaviest = max(weights, key=weights.get) if weights else None
+        over = [page for page, size in weights.items() if size > 300 * 1024]
+        lines += ["## Page weight (cold first load, gzip, bytes sent by the server)", ""]
+        if heaviest:
+            lines.append(f"{len(weights)} chapter pages: median {median(list(weights.values())) / 1024:.0f} KiB, "
+                         f"heaviest {heaviest} {weights[heaviest] / 1024:.0f} KiB (target <= 300 KB each: "
+                         f"{'met' if not over else 'MISSED on ' + ', '.join(over)})")
+        lines.append("")
+
+    if "lighthouse" not in skip:
+        say(f"Lighthouse on {len(chapters)} chapter pages")
+        scores = lighthouse(sites["shipped"], chapters)
+        report["lighthouse"] = scores
+        lines += ["## Lighthouse 12.2.3, mobile, every chapter page", ""]
+        lines.append(f"{'page':40} {'perf':>4} {'a11y':>4} {'bp':>4} {'seo':>4} {'CLS':>6}  failing audits")
+        for page, s in scores.items():
+            lines.append(f"{page:40} {s['performance']:4} {s['accessibility']:4} {s['best-practices']:4} {s['seo']:4} "
+                         f"{s['cls']:6.3f}  {', '.join(s['failing'])}")
+        worst = {key: min(s[key] for s in scores.values()) for key in ("performance", "accessibility", "best-practices", "seo")}
+        worst_cls = max(s["cls"] for s in scores.values())
+        lines.append(f"lowest: performance {worst['performance']} (target >= 98), accessibility {worst['accessibility']} (100), "
+                     f"best practices {worst['best-practices']} (100), SEO {worst['seo']} (100); highest CLS {worst_cls:.3f} (<= 0.01)")
+        lines.append("")
+
+    if "build" not in skip:
+        say("build times (3 each, median)")
+        shipped = median_time(lambda: build(None, BUILD / "site-shipped", strict=True), 3)
+        bare = median_time(lambda: build(bare_config(), BUILD / "site-bare", strict=False), 3)
+        report["build"] = {"shipped": shipped, "bare": bare}
+        lines += ["## Build time (median of 3, warm caches)", "",
+                  f"mkdocs build --strict: {shipped:.1f} s; bare MkDocs (theme mkdocs, no plugins/hooks): {bare:.1f} s; "
+                  f"ratio {shipped / bare:.1f}x (target <= 3x: {'met' if shipped / bare <= 3 else 'MISSED'})", ""]
+
+    if "doctest" not in skip:
+        say("doc-test times (3 each, median)")
+        tested, plain, blocks = time_doctests()
+        report["doctest"] = {"pytest_docs": tested, "plain": plain, "blocks": blocks}
+        lines += ["## Doc-test time (median of 3)", "",
+                  f"pytest docs: {tested:.1f} s; the same {blocks} blocks in one plain Python process: {plain:.1f} s; "
+                  f"ratio {tested / plain:.2f}x (target <= 1.3x: {'met' if tested / plain <= 1.3 else 'MISSED'})", ""]
+
+    (BUILD / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
