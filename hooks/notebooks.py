@@ -339,15 +339,17 @@ def theme_notebook_html(html: str) -> str:
     for node in soup.select(".zeroclipboard-container, .clipboard-copy-txt, .jp-Collapser, .jp-InputPrompt, .jp-OutputPrompt"):
         node.decompose()
     for block in soup.select("div.highlight-ipynb"):
-        block["class"] = ["highlight", "language-python"]
-        _wrap_pre_in_code(soup, block.pre, "language-python")
+        # Not "language-python": a lab's cells run in order in one kernel, unlike the chapters'
+        # blocks, each of which runs alone; tests that copy and run page blocks should not take them.
+        block["class"] = ["highlight", "notebook-cell"]
+        _wrap_pre_in_code(soup, block.pre)
     for output in soup.select("div.jp-RenderedText"):
         pre = output.find("pre")
         if pre is None:
             continue
         stderr = output.get("data-mime-type") == "application/vnd.jupyter.stderr"
         output["class"] = output.get("class", []) + ["language-output", "highlight"] + (["nb-stderr"] if stderr else [])
-        _wrap_pre_in_code(soup, pre, "language-output")
+        _wrap_pre_in_code(soup, pre)
     for node in soup.select("[tabindex]"):  # JupyterLab's focusable cells: noise for keyboard users here
         del node["tabindex"]
     for anchor in soup.select("a.anchor-link"):
@@ -361,7 +363,7 @@ def theme_notebook_html(html: str) -> str:
     return str(soup)
 
 
-def _wrap_pre_in_code(soup, pre, language: str) -> None:
+def _wrap_pre_in_code(soup, pre) -> None:
     if pre is None or pre.find("code", recursive=False) is not None:
         return
     code = soup.new_tag("code")
