@@ -144,7 +144,8 @@ class Adam(Optimizer):
     betas : (float, float), default (0.9, 0.999)
         Decay rates $\beta_1, \beta_2$ in $[0, 1)$ of the two running averages.
     eps : float, default 1e-8
-        $\epsilon \geq 0$, keeps the division finite where $\hat v = 0$.
+        $\epsilon > 0$, keeps the division finite where $\hat v = 0$ (an entry whose gradient has
+        always been 0 then gets the step $0 / \epsilon = 0$ instead of $0 / 0$ = nan).
 
     Examples
     --------
@@ -161,7 +162,7 @@ class Adam(Optimizer):
         beta1, beta2 = betas
         self.beta1 = _check_number("betas[0]", beta1, 0.0, 1.0)
         self.beta2 = _check_number("betas[1]", beta2, 0.0, 1.0)
-        self.eps = _check_number("eps", eps, 0.0)
+        self.eps = _check_number("eps", eps, 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
         self.m = [np.zeros_like(p) for p in self.params]  # running mean of g
         self.v = [np.zeros_like(p) for p in self.params]  # running mean of g**2
 
@@ -201,7 +202,7 @@ class AdamW(Adam):
     betas : (float, float), default (0.9, 0.999)
         $\beta_1, \beta_2$ in $[0, 1)$.
     eps : float, default 1e-8
-        $\epsilon \geq 0$.
+        $\epsilon > 0$.
     weight_decay : float, default 0.01
         $\lambda \geq 0$.
 
