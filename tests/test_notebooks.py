@@ -160,9 +160,7 @@ def test_generator_turns_a_page_into_cells():
     )
     nbformat.validate(notebook)
     kinds = [cell.cell_type for cell in notebook.cells]
-    assert kinds == ["markdown", "code", "markdown", "code", "code", "markdown", "code", "markdown"]
-    assert notebook.cells[1].source == hook.FUTURE_CELL
-    del notebook.cells[1]
+    assert kinds == ["markdown", "markdown", "code", "code", "markdown", "code", "markdown"]
     intro, prose = notebook.cells[0].source, notebook.cells[1].source
     assert "https://example.org/guide/part-9/sample/" in intro
     assert "[link](https://example.org/guide/part-9/other/#part)" in prose
@@ -180,6 +178,14 @@ def test_generator_turns_a_page_into_cells():
     hidden = notebook.cells[5]
     assert hidden.metadata["jupyter"] == {"source_hidden": True} and stdout_of(hidden) == "hidden\n"
     assert notebook.cells[6].source.strip() == "The end."
+
+
+def test_pages_showing_library_code_run_it_as_the_doc_tests_do():
+    page = '# Library code\n\n```python\n--8<-- "src/transformer_math/linalg.py:dot"\n```\n'
+    notebook = hook.chapter_notebook(page, "part-9/library.md")
+    assert [cell.source for cell in notebook.cells if cell.cell_type == "code"][0] == hook.FUTURE_CELL
+    shown = [cell for cell in notebook.cells if "page_line" in cell.metadata][0].source
+    assert shown.startswith("def dot(") and "--8<--" not in shown
 
 
 def test_generator_expands_snippets_as_the_page_shows_them(tmp_path):
