@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import re
 from pathlib import Path
 
 from mkdocs.structure.files import File
@@ -46,3 +47,19 @@ def on_files(files, config):
                 File.generated(config, f"figures/{name}.{theme}.svg", content=cached.read_text(encoding="utf-8"))
             )
     return files
+
+
+FIGURE_IMG = re.compile(r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/[a-z0-9-]+\.(?:light|dark)\.svg)(?P<fragment>#[^"]*)?"(?P<after>[^>]*)>')
+
+
+def on_page_content(html, page, config, files):
+    """Make each figure a link to its SVG, so a phone reader can open it full size and zoom."""
+
+    def link(match: re.Match) -> str:
+        theme = "dark" if match.group("src").endswith(".dark.svg") else "light"
+        return (
+            f'<a class="figure-link figure-link--{theme}" href="{match.group("src")}" '
+            f'title="Open the figure full size">{match.group(0)}</a>'
+        )
+
+    return FIGURE_IMG.sub(link, html)
