@@ -8,8 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Shared, busy machines make timings meaningless: no per-example deadline. In CI the examples are
+# derived from each test's name, so a run is reproducible and a red build is never a coin toss;
+# locally hypothesis keeps exploring new examples.
+settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @pytest.fixture(scope="session")
