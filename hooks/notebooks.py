@@ -347,6 +347,8 @@ def theme_notebook_html(html: str) -> str:
         # blocks, each of which runs alone; tests that copy and run page blocks should not take them.
         block["class"] = ["highlight", "notebook-cell"]
         _wrap_pre_in_code(soup, block.pre)
+    for block in soup.select(".jp-RenderedMarkdown div.highlight"):  # code in Markdown cells (solutions)
+        _wrap_pre_in_code(soup, block.pre)
     for output in soup.select("div.jp-RenderedText"):
         pre = output.find("pre")
         if pre is None:
