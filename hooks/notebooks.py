@@ -36,7 +36,10 @@ LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
 
 BLOCK_OPENER = re.compile(r'^(?P<indent>[ \t]*)(?P<kind>!!!|\?\?\?\+?|===)[ \t]*(?P<rest>.*?)[ \t]*$')
-LINK = re.compile(r'(?P<bang>!?)\[(?P<text>[^\]]*)\]\((?P<url>[^)\s]+)(?P<title>\s+"[^"]*")?\)')
+# [text](url "title") and ![alt](url); the text may hold brackets two deep, as in "A = [[2, 1], [1, 2]]".
+LINK = re.compile(
+    r'(?P<bang>!?)\[(?P<text>(?:[^\[\]]|\[(?:[^\[\]]|\[[^\[\]]*\])*\])*)\]\((?P<url>[^)\s]+)(?P<title>\s+"[^"]*")?\)'
+)
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
 
 _expander = None
@@ -113,25 +116,18 @@ class _Prose:
                 self.stack.append((indent, "quote"))
                 out.append(self.prefix().rstrip())
             return out
-        if not verbatim:
-            body = self._links(body)
-            if body is None:
-                return out
         return out + [(self.prefix() + body).rstrip() if body.strip() else self.prefix().rstrip()]
 
-    def _links(self, text: str) -> str | None:
+    def links(self, text: str) -> str:
         """Point relative links at the published site and turn figures into attachments."""
-        dropped = False
 
         def replace(match: re.Match) -> str:
-            nonlocal dropped
             url, title = match.group("url"), match.group("title") or ""
             if EXTERNAL.match(url):
                 return match.group(0)
             path, _, fragment = url.partition("#")
             if match.group("bang"):
-                if fragment == "only-dark":
-                    dropped = True
+                if fragment == "only-dark":  # the light variant stands for both
                     return ""
                 target = posixpath.normpath(posixpath.join(posixpath.dirname(self.src_uri), path))
                 data = self.image_data(target) if self.image_data else None
@@ -148,8 +144,7 @@ class _Prose:
                 absolute = page_url(target, self.site_url) if target.endswith(".md") else f"{self.site_url.rstrip('/')}/{target}"
             return f"[{match.group('text')}]({absolute}{'#' + fragment if fragment else ''}{title})"
 
-        converted = LINK.sub(replace, text)
-        return None if dropped and not converted.strip() else converted
+        return LINK.sub(replace, text)
 
 
 def chapter_notebook(markdown: str, src_uri: str, site_url: str = "", repo_url: str = "", image_data=None):
@@ -172,7 +167,15 @@ def chapter_notebook(markdown: str, src_uri: str, site_url: str = "", repo_url: 
     cells, buffer = [], []
 
     def flush():
-        kept = list(buffer)
+        kept, run = [], []  # links may span lines: convert each run of lines outside fences at once
+        for text, in_fence in buffer + [("", True)]:
+            if in_fence:
+                kept += prose.links("\n".join(run)).split("\n") if run else []
+                run = []
+                kept.append(text)
+            else:
+                run.append(text)
+        kept.pop()
         buffer.clear()
         while kept and not kept[0].strip(" >"):  # a block quote that a code cell interrupted
             kept.pop(0)
@@ -191,12 +194,13 @@ def chapter_notebook(markdown: str, src_uri: str, site_url: str = "", repo_url: 
         example = by_line.get(line_no)
         if example is None:
             if line_no not in verbatim and SNIPPET_PROSE.match(lines[line_no - 1]):
-                buffer.extend(expander.expand([lines[line_no - 1]]))
+                buffer.extend((text, False) for text in expander.expand([lines[line_no - 1]]))
             else:
-                buffer.extend(prose.line(line_no - 1, line_no in verbatim))
+                in_fence = line_no in verbatim
+                buffer.extend((text, in_fence) for text in prose.line(line_no - 1, in_fence))
             line_no += 1
             continue
-        buffer.extend(prose.close_to(len(example.code.indent)))
+        buffer.extend((text, False) for text in prose.close_to(len(example.code.indent)))
         flush()
         code = "\n".join(expander.expand(example.code.body)).strip("\n")
         cell = _cell("code", code)
@@ -209,7 +213,7 @@ def chapter_notebook(markdown: str, src_uri: str, site_url: str = "", repo_url: 
             cell.outputs = [nbformat.from_dict({"output_type": "stream", "name": "stdout", "text": printed + "\n"})]
         cells.append(cell)
         line_no = (example.output or example.code).close_line + 1
-    buffer.extend(prose.close_to(0))
+    buffer.extend((text, False) for text in prose.close_to(0))
     flush()
 
     title = next((l[2:].strip() for l in lines if l.startswith("# ")), src_uri)

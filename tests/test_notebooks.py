@@ -102,10 +102,11 @@ def test_notebook_run_in_one_kernel_prints_the_page_outputs(page, executed):
 
 SAMPLE = '''# A sample
 
-Text with $x^2$ and a [link](other.md#part) and a [local one](#here).
+Text with $x^2$ and a [link](other.md#part) and a [local one](#here), and a [link that
+spans lines](../part-1/index.md).
 
-![A figure](../figures/curve.light.svg#only-light)
-![A figure](../figures/curve.dark.svg#only-dark)
+![A figure of A = [[2, 1], [1, 2]]](../figures/curve.light.svg#only-light)
+![A figure of A = [[2, 1], [1, 2]]](../figures/curve.dark.svg#only-dark)
 
 ```python
 x = 2
@@ -165,7 +166,8 @@ def test_generator_turns_a_page_into_cells():
     assert "https://example.org/guide/part-9/sample/" in intro
     assert "[link](https://example.org/guide/part-9/other/#part)" in prose
     assert "[local one](https://example.org/guide/part-9/sample/#here)" in prose
-    assert "![A figure](attachment:curve.light.svg)" in prose and "dark" not in prose
+    assert "[link that\nspans lines](https://example.org/guide/part-1/)" in prose
+    assert "![A figure of A = [[2, 1], [1, 2]]](attachment:curve.light.svg)" in prose and "dark" not in prose
     assert notebook.cells[1].attachments["curve.light.svg"]["image/svg+xml"]
     first, second = notebook.cells[2], notebook.cells[3]
     assert (first.source, stdout_of(first)) == ("x = 2\nprint(x)", "2\n")
