@@ -226,15 +226,6 @@ def chapter_notebook(markdown: str, src_uri: str, site_url: str = "", repo_url: 
     if uses_library and repo_url:
         note += f" *The code uses the guide's small library: `pip install git+{repo_url}`.*"
     cells.insert(0, _cell("markdown", note))
-    shows_library_code = any(
-        SNIPPET_PROSE.match(line.strip()) and '"src/' in line for example in examples for line in example.code.body
-    )
-    if shows_library_code:
-        # The doc tests compile every block with this future import in force (the harness module has
-        # it), so the type hints of library code shown on a page (ArrayLike, Callable...) are never
-        # evaluated there, while a fresh interpreter raises NameError on them. Jupyter keeps a future
-        # import for all later cells, so this one cell makes the notebook run as the tests do.
-        cells.insert(1, _cell("code", FUTURE_CELL))
     for number, cell in enumerate(cells):  # stable ids: the same page gives the same notebook
         cell.id = f"cell-{number}"
     notebook = nbformat.v4.new_notebook(cells=cells)
@@ -255,7 +246,6 @@ def _cell(kind: str, source: str):
     return nbformat.from_dict(cell)
 
 
-FUTURE_CELL = "from __future__ import annotations  # type hints in the library code below stay unevaluated"
 SNIPPET_PROSE = re.compile(r'^-{1,}8<-{1,}[ \t]+"?[^"\s]+"?[ \t]*$')
 
 

@@ -296,3 +296,16 @@ def test_fences_inside_a_longer_fence_are_not_run(project):
         """)
     result = run(project)
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_blocks_run_without_the_harness_future_imports(project):
+    """A reader's fresh Python evaluates annotations; so must the harness (no inherited __future__)."""
+    page(project, """\
+        '''python
+        def f(x: NotImported) -> None:
+            pass
+        '''
+        """)
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*NameError: name 'NotImported' is not defined*"])

@@ -73,7 +73,7 @@ def test_notebook_has_every_block_and_output_of_the_page(page):
     notebook = notebook_of(page)
     nbformat.validate(notebook)
     examples, _ = pair_examples(page.read_text(encoding="utf-8"))
-    code = [cell for cell in notebook.cells if cell.cell_type == "code" and cell.source != hook.FUTURE_CELL]
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert [cell.metadata["page_line"] for cell in code] == [example.code.open_line for example in examples]
     for cell, example in zip(code, examples):
         assert "--8<--" not in cell.source, f"line {example.code.open_line}: snippet not expanded"
@@ -182,10 +182,9 @@ def test_generator_turns_a_page_into_cells():
     assert notebook.cells[6].source.strip() == "The end."
 
 
-def test_pages_showing_library_code_run_it_as_the_doc_tests_do():
+def test_pages_showing_library_code_show_it_expanded():
     page = '# Library code\n\n```python\n--8<-- "src/transformer_math/linalg.py:dot"\n```\n'
     notebook = hook.chapter_notebook(page, "part-9/library.md")
-    assert [cell.source for cell in notebook.cells if cell.cell_type == "code"][0] == hook.FUTURE_CELL
     shown = [cell for cell in notebook.cells if "page_line" in cell.metadata][0].source
     assert shown.startswith("def dot(") and "--8<--" not in shown
 

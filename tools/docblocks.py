@@ -163,7 +163,7 @@ def run_block(code: str, filename: str, namespace: dict) -> str:
     stdout = io.StringIO()
     try:
         with contextlib.redirect_stdout(stdout):
-            exec(compile(code, filename, "exec"), namespace)
+            exec(compile(code, filename, "exec", dont_inherit=True), namespace)  # a reader runs it without our __future__ imports
     finally:
         numpy.set_printoptions(**saved_options)
     return stdout.getvalue()
