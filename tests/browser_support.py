@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE_URL_PATH = "/__browser-tests__/axe.min.js"  # outside the site's own path, so no page can link to it
 sys.path.insert(0, str(ROOT))
 from tools.docblocks import normalize  # noqa: E402  (the doc-test harness's own comparison)
 
@@ -114,6 +116,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         return super().translate_path("/" + clean[len(self.prefix):])
 
     def send_head(self):
+        if self.path == AXE_URL_PATH:  # the tests' own copy of axe-core, cached by the browser between pages
+            return self._send_bytes(200, "text/javascript", AXE.read_bytes())
         # 404s get the site's own 404 page, as on GitHub Pages.
         path = Path(self.translate_path(self.path))
         if path.is_dir():
@@ -324,6 +328,7 @@ class PageVisit:
     overflow: dict | None = None
     axe: list[dict] | None = None
     copies: list[dict] = field(default_factory=list)  # one per Python block: what its copy button copied
+    timings: dict[str, float] = field(default_factory=dict)  # seconds spent loading, in axe, copying
 
 
 def _listen(page, visit: PageVisit) -> None:
@@ -348,6 +353,7 @@ def block_external_hosts(context, origin: str) -> None:
 def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
     """Load one page in a new tab and collect everything the checks judge."""
     visit = PageVisit(page_path or "/", mode)
+    start = time.perf_counter()
     page = context.new_page()
     try:
         page.set_viewport_size(mode.viewport)
@@ -358,11 +364,15 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         page.evaluate("() => document.fonts.ready.then(() => true)")
         visit.content = page.evaluate(COLLECT_JS)
         visit.overflow = page.evaluate(OVERFLOW_JS)
+        visit.timings["load"] = time.perf_counter() - start
         if mode.axe_rules is not False:
-            page.add_script_tag(path=str(AXE))
+            page.add_script_tag(url="{0.scheme}://{0.netloc}{1}".format(urlsplit(base), AXE_URL_PATH))
             visit.axe = page.evaluate(AXE_JS, mode.axe_rules)
+            visit.timings["axe"] = time.perf_counter() - start - visit.timings["load"]
         if mode.copy:
+            before = time.perf_counter()
             visit.copies = copy_python_blocks(page, len(visit.content["python"]))
+            visit.timings["copy"] = time.perf_counter() - before
     finally:
         page.close()
     return visit
