@@ -176,3 +176,11 @@ def test_invalid_tex_fails_a_strict_build(tmp_path):
 )
 def test_external_request_detection(snippet, found):
     assert bool(no_external.external_requests(snippet)) is found
+
+
+def test_harness_reads_the_same_snippet_options_as_mkdocs():
+    from mkdocs.config import load_config
+
+    from tools.docblocks import snippet_options
+
+    assert snippet_options(ROOT / "mkdocs.yml") == load_config(str(ROOT / "mkdocs.yml")).mdx_configs["pymdownx.snippets"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy
+import yaml
 
 PYTHON_LANGS = {"python", "py", "python3"}
 OPEN_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
@@ -113,15 +114,31 @@ def pair_examples(text: str) -> tuple[list[Example], list[Fence]]:
 # --- snippets, exactly as the site expands them -------------------------------------------------
 
 
+class _ConfigLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml without importing what its ``!!python/name:`` and ``!ENV`` tags point at."""
+
+
+_ConfigLoader.add_multi_constructor("", lambda loader, tag, node: None)
+
+
+def snippet_options(config_file: Path) -> dict:
+    """The ``pymdownx.snippets`` options of ``config_file`` (loading all of MkDocs would take seconds)."""
+    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_ConfigLoader)
+    for extension in config.get("markdown_extensions") or []:
+        if isinstance(extension, dict) and "pymdownx.snippets" in extension:
+            return dict(extension["pymdownx.snippets"] or {})
+        if extension == "pymdownx.snippets":
+            return {}
+    raise ValueError(f"{config_file} does not enable pymdownx.snippets, which the pages use")
+
+
 class SnippetExpander:
     """pymdownx.snippets with the options of mkdocs.yml, run over one block's lines."""
 
     def __init__(self, config_file: Path) -> None:
         from markdown import Markdown
-        from mkdocs.config import load_config
 
-        config = load_config(str(config_file))
-        options = dict(config.mdx_configs.get("pymdownx.snippets", {}))
+        options = snippet_options(config_file)
         here = os.getcwd()
         os.chdir(config_file.parent)  # relative base paths mean "relative to the project", as in a build
         try:
