@@ -49,17 +49,34 @@ def on_files(files, config):
     return files
 
 
-FIGURE_IMG = re.compile(r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/[a-z0-9-]+\.(?:light|dark)\.svg)(?P<fragment>#[^"]*)?"(?P<after>[^>]*)>')
+FIGURE_IMG = re.compile(r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/(?P<file>[a-z0-9-]+\.(?:light|dark)\.svg))(?P<fragment>#[^"]*)?"(?P<after>[^>]*?)\s*/?>')
+SVG_SIZE = re.compile(r'<svg[^>]*?\swidth="(?P<width>[\d.]+)pt"\s+height="(?P<height>[\d.]+)pt"')
+
+
+def _size_in_px(svg: str) -> tuple[int, int] | None:
+    match = SVG_SIZE.search(svg)
+    if match is None:
+        return None
+    return round(float(match.group("width")) * 4 / 3), round(float(match.group("height")) * 4 / 3)
 
 
 def on_page_content(html, page, config, files):
-    """Make each figure a link to its SVG, so a phone reader can open it full size and zoom."""
+    """Give each figure its size (no layout shift when it arrives), load it lazily (the hidden theme's
+    variant is then never fetched), and link it to its SVG so a phone reader can open it full size."""
 
-    def link(match: re.Match) -> str:
-        theme = "dark" if match.group("src").endswith(".dark.svg") else "light"
+    def figure(match: re.Match) -> str:
+        attributes = match.group("before") + match.group("after")
+        file = files.get_file_from_path(f"figures/{match.group('file')}")
+        size = _size_in_px(file.content_string) if file is not None else None
+        if size and "width=" not in attributes:
+            attributes += f' width="{size[0]}" height="{size[1]}"'
+        if "loading=" not in attributes:
+            attributes += ' loading="lazy"'
+        image = f'<img {attributes.strip()} src="{match.group("src")}{match.group("fragment") or ""}" />'
+        theme = "dark" if match.group("file").endswith(".dark.svg") else "light"
         return (
             f'<a class="figure-link figure-link--{theme}" href="{match.group("src")}" '
-            f'title="Open the figure full size">{match.group(0)}</a>'
+            f'title="Open the figure full size">{image}</a>'
         )
 
-    return FIGURE_IMG.sub(link, html)
+    return FIGURE_IMG.sub(figure, html)

@@ -74,7 +74,11 @@ _renderer: KatexRenderer | None = None
 
 
 def render_math(page_html: str, where: str) -> str:
-    """Replace every arithmatex placeholder in ``page_html`` by KaTeX HTML."""
+    """Replace every arithmatex placeholder in ``page_html`` by KaTeX HTML.
+
+    Formulas are kept out of the search index (``data-search-exclude``): KaTeX writes each one three
+    times (HTML, MathML, TeX), which made the index that every page downloads several times larger.
+    """
     global _renderer
 
     def replace(match: re.Match) -> str:
@@ -88,8 +92,8 @@ def render_math(page_html: str, where: str) -> str:
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
         if display:
-            return f'<div class="arithmatex">{rendered}</div>'
-        return f'<span class="arithmatex">{rendered}</span>'
+            return f'<div data-search-exclude class="arithmatex">{rendered}</div>'
+        return f'<span data-search-exclude class="arithmatex">{rendered}</span>'
 
     return MATH.sub(replace, page_html)
 

@@ -199,6 +199,21 @@ def site_pages(site: Path) -> list[str]:
 
 # --- collecting what a reader sees --------------------------------------------------------------
 
+# Runs in the page. Figures load lazily, so bring each shown one into view, as a reader scrolling
+# down would, and wait until it is decoded (a broken one stays unloaded and is reported).
+SCROLL_FIGURES_JS = r"""
+async () => {
+  const shown = [...document.querySelectorAll('article img[loading="lazy"]')]
+    .filter(img => getComputedStyle(img).display !== "none");
+  for (const img of shown) {
+    img.scrollIntoView({block: "center"});
+    try { await img.decode(); } catch (error) { /* reported by check_figures as not loaded */ }
+  }
+  window.scrollTo(0, 0);
+  return shown.length;
+}
+"""
+
 # Runs in the page. Text outside code and outside rendered formulas that still looks like TeX.
 COLLECT_JS = r"""
 () => {
@@ -362,6 +377,7 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         response = page.goto(base + page_path, wait_until="load")
         visit.status = response.status if response else None
         page.evaluate("() => document.fonts.ready.then(() => true)")
+        page.evaluate(SCROLL_FIGURES_JS)
         visit.content = page.evaluate(COLLECT_JS)
         visit.overflow = page.evaluate(OVERFLOW_JS)
         visit.timings["load"] = time.perf_counter() - start

@@ -68,7 +68,7 @@ def test_every_formula_is_katex_markup(built_site):
     for page in pages(built_site):
         text = page.read_text(encoding="utf-8")
         placeholders = text.count('class="arithmatex"')
-        rendered = text.count('class="arithmatex"><span class="katex')
+        rendered = len(re.findall(r'class="arithmatex"[^>]*><span class="katex', text))
         assert placeholders == rendered, f"{page.relative_to(built_site)}: {placeholders - rendered} formula(s) not rendered"
         prose = html.unescape(NOT_PROSE.sub("", text))
         raw = RAW_TEX.search(prose)
@@ -184,3 +184,20 @@ def test_harness_reads_the_same_snippet_options_as_mkdocs():
     from tools.docblocks import snippet_options
 
     assert snippet_options(ROOT / "mkdocs.yml") == load_config(str(ROOT / "mkdocs.yml")).mdx_configs["pymdownx.snippets"]
+
+
+def test_figures_reserve_their_space_and_load_lazily(built_site):
+    images = 0
+    for page in pages(built_site):
+        for tag in re.findall(r"<img [^>]*figures/[^>]*>", page.read_text(encoding="utf-8")):
+            images += 1
+            assert re.search(r'width="\d+" height="\d+"', tag), f"{page.relative_to(built_site)}: no size on {tag[:120]}"
+            assert 'loading="lazy"' in tag, f"{page.relative_to(built_site)}: eager figure {tag[:120]}"
+    assert images > 0
+
+
+def test_outputs_formulas_and_reference_source_stay_out_of_the_search_index(built_site):
+    index = (built_site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert 'class="katex' not in index and "katex-mathml" not in index
+    assert "[0.65900114 0.24243297 0.09856589]" not in index  # an output on the softmax page
+    assert "softmax" in index
