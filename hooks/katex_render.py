@@ -31,9 +31,10 @@ KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 CSS_PATH = "assets/katex/katex.min.css"
 
 MATH = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
+    r'<(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
     re.S,
 )
+PLACEHOLDER = re.compile(r'<(span|div) class="arithmatex">')
 
 
 class KatexRenderer:
@@ -136,8 +137,14 @@ def _render_toc(items, where: str) -> None:
 
 
 def on_page_content(html_text, page, config, files):
+    # Formulas stay placeholders until the page is written (on_post_page): the search plugin then
+    # parses a few characters per formula instead of KaTeX's hundreds of elements, and skips them.
     _render_toc(page.toc, page.file.src_uri)
-    return render_math(html_text, page.file.src_uri)
+    return PLACEHOLDER.sub(r'<\1 data-search-exclude class="arithmatex">', html_text)
+
+
+def on_post_page(output, page, config):
+    return render_math(output, page.file.src_uri)
 
 
 def on_post_build(config):
