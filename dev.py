@@ -99,6 +99,7 @@ def main(argv: list[str]) -> int:
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner, printed on every build
     if task == "serve":
+        os.environ.setdefault("MKDOCS_SITE_URL", "http://127.0.0.1:8000/")  # serve at the root, not /repo-name/
         command = [BIN / "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]
     elif task == "build":
         command = [BIN / "mkdocs", "build", "--strict", *args]

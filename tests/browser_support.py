@@ -95,7 +95,7 @@ def launch(playwright, user_data_dir: str | Path, **context_options):
 
 def site_prefix(config_file: Path = ROOT / "mkdocs.yml") -> str:
     """The path under which GitHub Pages serves the site (from ``site_url``), e.g. ``/repo-name/``."""
-    match = re.search(r"^site_url:\s*(\S+)", config_file.read_text(encoding="utf-8"), re.M)
+    match = re.search(r"^site_url:.*?(https?://[^\s\"'\]]+)", config_file.read_text(encoding="utf-8"), re.M)
     path = urlsplit(match.group(1)).path if match else "/"
     return path if path.endswith("/") else path + "/"
 
