@@ -80,7 +80,6 @@ def render_math(page_html: str, where: str) -> str:
     Formulas are kept out of the search index (``data-search-exclude``): KaTeX writes each one three
     times (HTML, MathML, TeX), which made the index that every page downloads several times larger.
     """
-    global _renderer
 
     def replace(match: re.Match) -> str:
         global _renderer

@@ -145,7 +145,6 @@ class SnippetExpander:
             self.markdown = Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": options})
         finally:
             os.chdir(here)
-        self.root = config_file.parent
         self.preprocessor = self.markdown.preprocessors["snippet"]
 
     def expand(self, lines: list[str]) -> list[str]:

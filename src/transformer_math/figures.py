@@ -124,8 +124,8 @@ def unit_circle_map() -> Figure:
 # --8<-- [end:unit-circle-map]
 
 
-# --8<-- [start:linear-map-grid]
 @figure("linear-map-grid")
+# --8<-- [start:linear-map-grid]
 def linear_map_grid() -> Figure:
     """A matrix moves every point of the plane: the grid, the unit square and the two basis vectors."""
     A = np.array([[2.0, 1.0], [0.0, 1.0]])
@@ -155,8 +155,8 @@ def linear_map_grid() -> Figure:
 # --8<-- [end:linear-map-grid]
 
 
-# --8<-- [start:cosine-angles]
 @figure("cosine-angles")
+# --8<-- [start:cosine-angles]
 def cosine_angles() -> Figure:
     """Pairs of vectors at different angles, with their cosine similarity."""
     a = np.array([2.0, 0.5])
@@ -182,8 +182,8 @@ def cosine_angles() -> Figure:
 
 # --- Part II: probability, statistics, softmax, information ----------------------------------
 
-# --8<-- [start:law-of-large-numbers]
 @figure("law-of-large-numbers")
+# --8<-- [start:law-of-large-numbers]
 def law_of_large_numbers() -> Figure:
     """The share of each token among n samples settles on its probability as n grows."""
     tokens = ["cat", "dog", "bird"]
@@ -208,8 +208,8 @@ def law_of_large_numbers() -> Figure:
 # --8<-- [end:law-of-large-numbers]
 
 
-# --8<-- [start:exp-and-log]
 @figure("exp-and-log")
+# --8<-- [start:exp-and-log]
 def exp_and_log() -> Figure:
     """exp and ln are mirror images across y = x: each undoes the other."""
     x = np.linspace(-3, 3, 400)
@@ -234,8 +234,8 @@ def exp_and_log() -> Figure:
 # --8<-- [end:exp-and-log]
 
 
-# --8<-- [start:softmax-temperature]
 @figure("softmax-temperature")
+# --8<-- [start:softmax-temperature]
 def softmax_temperature() -> Figure:
     """One logit vector through softmax at three temperatures: low T sharpens, high T flattens."""
     from transformer_math.softmax import softmax
@@ -261,8 +261,8 @@ def softmax_temperature() -> Figure:
 # --8<-- [end:softmax-temperature]
 
 
-# --8<-- [start:coin-entropy]
 @figure("coin-entropy")
+# --8<-- [start:coin-entropy]
 def coin_entropy() -> Figure:
     """Entropy of a coin with P(heads) = p: zero when certain, largest (ln 2) when fair."""
     from transformer_math.information import entropy
@@ -287,8 +287,8 @@ def coin_entropy() -> Figure:
 # --8<-- [end:coin-entropy]
 
 
-# --8<-- [start:cross-entropy-curve]
 @figure("cross-entropy-curve")
+# --8<-- [start:cross-entropy-curve]
 def cross_entropy_curve() -> Figure:
     """The loss of one prediction, -ln p(correct): small when confident and right, unbounded when wrong."""
     p = np.linspace(0.005, 1, 400)
