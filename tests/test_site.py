@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
 import katex_render  # noqa: E402
 import no_external  # noqa: E402
+import search_index  # noqa: E402
 
 
 def pages(site: Path) -> list[Path]:
@@ -201,3 +202,42 @@ def test_outputs_formulas_and_reference_source_stay_out_of_the_search_index(buil
     assert 'class="katex' not in index and "katex-mathml" not in index
     assert "[0.65900114 0.24243297 0.09856589]" not in index  # an output on the softmax page
     assert "softmax" in index
+
+
+def test_search_parser_is_fed_the_page_without_excluded_elements():
+    page = (
+        '<h2 id="a">A</h2><p>kept <span data-search-exclude class="arithmatex">\\(x\\)</span> text</p>'
+        '<div class="language-python highlight" data-search-exclude><div><pre>code</pre></div><div>more</div></div>'
+        '<details class="mkdocstrings-source" data-search-exclude><details>inner</details></details><p>after</p>'
+    )
+    assert search_index.without_excluded(page) == '<h2 id="a">A</h2><p>kept  text</p><p>after</p>'
+    with pytest.raises(ValueError, match="unclosed <div data-search-exclude>"):
+        search_index.without_excluded('<p>a</p><div data-search-exclude><div></div>')
+
+
+def test_search_index_is_what_the_unpatched_parser_gives():
+    """Skipping excluded elements before parsing changes the build time, not the index. The page is
+    shaped as the search plugin sees it: formulas are still placeholders (hooks/katex_render.py)."""
+    from material.plugins.search.plugin import Parser
+
+    page = (
+        '<h1 id="t">Title</h1><p>Softmax of <span data-search-exclude class="arithmatex">\\(x_i\\)</span>, '
+        '<code>softmax</code> in code.</p><h2 id="s">Section <span data-search-exclude class="arithmatex">'
+        '\\(z\\)</span></h2><div class="language-python highlight" data-search-exclude><pre><span></span><code>'
+        '<span id="__span-0-1"><span class="kn">import</span> numpy</span></code></pre></div>'
+        '<div class="language-output highlight" data-search-exclude><pre><span></span><code>[0.1 0.9]</code></pre></div>'
+        '<div class="admonition note"><p class="admonition-title">Note</p><p>kept <em>words</em></p></div>'
+        '<details class="mkdocstrings-source" data-search-exclude><summary>Source</summary><div class="highlight">'
+        '<pre><code>def f(): pass</code></pre></div></details><ul><li>last</li></ul>'
+    )
+
+    def sections(feed):
+        parser = Parser()
+        feed(parser, page)
+        parser.close()
+        return [(s.el.tag, s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
+
+    search_index.on_config(None)  # what the build does: wrap Parser.feed
+    assert Parser.feed.skips_excluded
+    assert sections(Parser.feed) == sections(Parser.feed.__wrapped__)
+    assert "numpy" not in str(sections(Parser.feed)) and "kept" in str(sections(Parser.feed))
