@@ -3,14 +3,17 @@
 Every function registered with ``@figure`` in ``transformer_math.figures`` becomes two files of the
 site, ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; pages show them with Material's
 ``#only-light`` / ``#only-dark`` suffixes. Nothing binary is committed. SVGs are cached under
-``.cache/figures`` by a hash of the library's source, so a rebuild redraws only after a code change.
+``.cache/figures`` by a hash of the library's source, so a rebuild redraws only after a code change,
+and does not even import matplotlib when nothing changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import re
+from importlib import metadata
 from pathlib import Path
 
 from mkdocs.structure.files import File
@@ -29,24 +32,34 @@ def _source_hash() -> str:
 
 
 def on_files(files, config):
-    import matplotlib
+    key = f"{_source_hash()}-mpl{metadata.version('matplotlib')}"
+    manifest = CACHE / f"manifest.{key}.json"
+    names = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else None
+    if names is None or not all((CACHE / f"{name}.{key}.svg").exists() for name in names):
+        names = _draw_all(key)  # imports matplotlib (half a second), so only when something changed
+        manifest.write_text(json.dumps(names), encoding="utf-8")
+    for name in names:
+        files.append(File.generated(config, f"figures/{name}.svg", content=(CACHE / f"{name}.{key}.svg").read_text(encoding="utf-8")))
+    return files
 
+
+def _draw_all(key: str) -> list[str]:
+    """Draw every figure in every theme into the cache; returns the names ``figure.theme``."""
     from transformer_math import figures
 
     figures = importlib.reload(figures)  # `mkdocs serve` picks up edits to the figure code
-    key = f"{_source_hash()}-mpl{matplotlib.__version__}"
     CACHE.mkdir(parents=True, exist_ok=True)
+    for stale in CACHE.glob("*"):
+        if key not in stale.name:
+            stale.unlink()
+    names = []
     for name in figures.FIGURES:
         for theme in figures.THEMES:
             cached = CACHE / f"{name}.{theme}.{key}.svg"
             if not cached.exists():
-                for stale in CACHE.glob(f"{name}.{theme}.*.svg"):
-                    stale.unlink()
                 cached.write_text(figures.render_svg(name, theme), encoding="utf-8")
-            files.append(
-                File.generated(config, f"figures/{name}.{theme}.svg", content=cached.read_text(encoding="utf-8"))
-            )
-    return files
+            names.append(f"{name}.{theme}")
+    return names
 
 
 FIGURE_IMG = re.compile(r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/(?P<file>[a-z0-9-]+\.(?:light|dark)\.svg))(?P<fragment>#[^"]*)?"(?P<after>[^>]*?)\s*/?>')
