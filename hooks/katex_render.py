@@ -16,6 +16,7 @@ the site, so the same Markdown can move to another generator with a different re
 from __future__ import annotations
 
 import atexit
+import hashlib
 import html
 import json
 import re
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tools" / "katex-server.mjs"
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 CSS_PATH = "assets/katex/katex.min.css"
+CACHE = ROOT / ".cache" / "katex"
 
 MATH = re.compile(
     r'<(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
@@ -38,35 +40,57 @@ PLACEHOLDER = re.compile(r'<(span|div) class="arithmatex">')
 
 
 class KatexRenderer:
-    """A KaTeX process that answers one JSON line per formula; results are cached per build."""
+    """A KaTeX process that answers one JSON line per formula, started on the first formula not cached.
+
+    Rendered formulas are kept in ``.cache/katex``, keyed by KaTeX's version and the server's source,
+    so a rebuild with unchanged formulas does not start Node at all.
+    """
 
     def __init__(self) -> None:
         if not (KATEX_DIST / "katex.mjs").exists():
             raise PluginError("KaTeX is not installed: run `npm ci` in the project root (make serve does it).")
-        self.process = subprocess.Popen(
-            ["node", str(SERVER)],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
-        self.cache: dict[tuple[str, bool], str] = {}
+        self.process: subprocess.Popen | None = None
+        version = json.loads((KATEX_DIST.parent / "package.json").read_text(encoding="utf-8"))["version"]
+        key = hashlib.sha256(SERVER.read_bytes() + version.encode()).hexdigest()[:16]
+        self.cache_file = CACHE / f"katex-{version}-{key}.json"
+        self.cache: dict[str, str] = {}
+        if self.cache_file.exists():
+            self.cache = json.loads(self.cache_file.read_text(encoding="utf-8"))
+        self.used: set[str] = set()
+        self.changed = False
         atexit.register(self.close)
 
     def render(self, tex: str, display: bool) -> str:
-        key = (tex, display)
+        key = ("D" if display else "I") + tex
+        self.used.add(key)
         if key not in self.cache:
+            if self.process is None:
+                self.process = subprocess.Popen(
+                    ["node", str(SERVER)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8"
+                )
             self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
             self.process.stdin.flush()
             answer = json.loads(self.process.stdout.readline())
             if "error" in answer:
                 raise ValueError(answer["error"])
             self.cache[key] = answer["html"]
+            self.changed = True
         return self.cache[key]
 
+    def save(self) -> None:
+        """Keep exactly the formulas of this build (edited-away formulas drop out); called per build."""
+        if self.changed or self.used != self.cache.keys():
+            self.cache = {key: self.cache[key] for key in sorted(self.used)}
+            CACHE.mkdir(parents=True, exist_ok=True)
+            for stale in CACHE.glob("katex-*.json"):
+                stale.unlink()
+            partial = self.cache_file.with_suffix(".part")
+            partial.write_text(json.dumps(self.cache), encoding="utf-8")
+            partial.replace(self.cache_file)  # never a half-written cache, even if the build is killed
+        self.used, self.changed = set(), False
+
     def close(self) -> None:
-        if self.process.poll() is None:
+        if self.process is not None and self.process.poll() is None:
             self.process.stdin.close()
             self.process.wait(timeout=10)
 
@@ -147,6 +171,8 @@ def on_post_page(output, page, config):
 
 
 def on_post_build(config):
+    if _renderer is not None:
+        _renderer.save()
     target = Path(config.site_dir) / "assets" / "katex"
     (target / "fonts").mkdir(parents=True, exist_ok=True)
     css = (KATEX_DIST / "katex.min.css").read_text(encoding="utf-8")
