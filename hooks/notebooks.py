@@ -18,6 +18,7 @@ Pages with a notebook get ``page.nb_url``, which ``overrides/main.html`` turns i
 from __future__ import annotations
 
 import base64
+import hashlib
 import posixpath
 import re
 import sys
@@ -34,6 +35,7 @@ from tools.docblocks import SnippetExpander, pair_examples, parse_fences  # noqa
 CHAPTER = re.compile(r"^part-[^/]+/(?!index\.md$)[^/]+\.md$")
 LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
+LAB_HTML_CACHE = ROOT / ".cache" / "labs-html"
 
 BLOCK_OPENER = re.compile(r'^(?P<indent>[ \t]*)(?P<kind>!!!|\?\?\?\+?|===)[ \t]*(?P<rest>.*?)[ \t]*$')
 # [text](url "title") and ![alt](url); the text may hold brackets two deep, as in "A = [[2, 1], [1, 2]]".
@@ -313,8 +315,21 @@ def on_page_context(context, page, config, nav):
 
 def on_page_content(html, page, config, files):
     if LAB.match(page.file.src_uri):
-        return theme_notebook_html(html)
+        return cached_theme_notebook_html(html)
     return html
+
+
+def cached_theme_notebook_html(html: str) -> str:
+    """:func:`theme_notebook_html`, kept in ``.cache/labs-html`` by a hash of its input and of this file:
+    parsing a lab's HTML is most of the cost of a rebuild in which the lab did not change."""
+    key = hashlib.sha256(html.encode() + Path(__file__).read_bytes()).hexdigest()[:24]
+    cached = LAB_HTML_CACHE / f"{key}.html"
+    if cached.exists():
+        return cached.read_text(encoding="utf-8")
+    result = theme_notebook_html(html)
+    LAB_HTML_CACHE.mkdir(parents=True, exist_ok=True)
+    cached.write_text(result, encoding="utf-8")
+    return result
 
 
 # --- lab pages ----------------------------------------------------------------------------------
