@@ -16,15 +16,17 @@ the site, so the same Markdown can move to another generator with a different re
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import html
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tools" / "katex-server.mjs"
@@ -33,7 +35,7 @@ CSS_PATH = "assets/katex/katex.min.css"
 CACHE = ROOT / ".cache" / "katex"
 
 MATH = re.compile(
-    r'<(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
+    r'(?P<open><(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>)\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
     re.S,
 )
 PLACEHOLDER = re.compile(r'<(span|div) class="arithmatex">')
@@ -115,9 +117,7 @@ def render_math(page_html: str, where: str) -> str:
             rendered = _renderer.render(tex, display)
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
-        if display:
-            return f'<div data-search-exclude class="arithmatex">{rendered}</div>'
-        return f'<span data-search-exclude class="arithmatex">{rendered}</span>'
+        return f'{match.group("open")}{rendered}</{match.group("tag")}>'  # the placeholder's own attributes stay
 
     return MATH.sub(replace, page_html)
 
@@ -167,17 +167,64 @@ def on_page_content(html_text, page, config, files):
 
 
 def on_post_page(output, page, config):
-    return render_math(output, page.file.src_uri)
+    output = render_math(output, page.file.src_uri)
+    fonts = fonts_used(output)
+    if fonts:
+        links = "".join(
+            f'<link rel="preload" href="{get_relative_url(f"assets/katex/fonts/{font}", page.url)}" as="font" '
+            f'type="font/woff2" crossorigin>'
+            for font in fonts
+        )
+        output = output.replace("</head>", links + "</head>", 1)
+    return output
+
+
+CSS_RULE = re.compile(r"([^{}@]+)\{([^{}]*)\}")
+
+
+@functools.cache
+def _font_rules() -> tuple[tuple[frozenset[str], str], ...]:
+    """(classes, font file) for every rule of KaTeX's stylesheet that picks one of its fonts."""
+    rules = []
+    for selectors, body in CSS_RULE.findall((KATEX_DIST / "katex.min.css").read_text(encoding="utf-8")):
+        family = re.search(r"font(?:-family)?:[^;]*?KaTeX_(\w+)", body)
+        bold, italic = "font-weight:700" in body or "bold" in body, "font-style:italic" in body
+        if not family and not (bold or italic):
+            continue
+        variant = "BoldItalic" if bold and italic else "Bold" if bold else "Italic" if italic else "Regular"
+        font = f"KaTeX_{family.group(1) if family else 'Main'}-{variant}.woff2"
+        if not (KATEX_DIST / "fonts" / font).exists():
+            continue
+        for selector in selectors.split(","):
+            classes = frozenset(re.findall(r"\.([\w-]+)", selector))
+            if classes:  # not an @font-face block
+                rules.append((classes, font))
+    return tuple(rules)
+
+
+def fonts_used(page_html: str) -> list[str]:
+    """KaTeX's fonts that the formulas of a page need, to be preloaded with the page.
+
+    Fonts arrive only after the browser has laid the page out; preloaded, they are there for the first
+    paint, so formulas are not laid out twice (first with a fallback font) and nothing moves.
+    """
+    if 'class="katex' not in page_html:
+        return []
+    present = {token for classes in re.findall(r'class="([^"]*)"', page_html) for token in classes.split()}
+    return sorted({font for classes, font in _font_rules() if classes <= present})
+
+
+def on_files(files, config):
+    """KaTeX's stylesheet and woff2 fonts become files of the site (so other hooks can read them)."""
+    css = (KATEX_DIST / "katex.min.css").read_text(encoding="utf-8")
+    # Every browser this guide targets reads woff2, so ship only those fonts and drop the fallbacks.
+    css = re.sub(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)', "", css)
+    files.append(File.generated(config, CSS_PATH, content=css))
+    for font in sorted((KATEX_DIST / "fonts").glob("*.woff2")):
+        files.append(File.generated(config, f"assets/katex/fonts/{font.name}", abs_src_path=str(font)))
+    return files
 
 
 def on_post_build(config):
     if _renderer is not None:
         _renderer.save()
-    target = Path(config.site_dir) / "assets" / "katex"
-    (target / "fonts").mkdir(parents=True, exist_ok=True)
-    css = (KATEX_DIST / "katex.min.css").read_text(encoding="utf-8")
-    # Every browser this guide targets reads woff2, so ship only those fonts and drop the fallbacks.
-    css = re.sub(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)', "", css)
-    (target / "katex.min.css").write_text(css, encoding="utf-8")
-    for font in (KATEX_DIST / "fonts").glob("*.woff2"):
-        shutil.copy2(font, target / "fonts" / font.name)

@@ -293,6 +293,9 @@ REVEAL_JS = r"""
     }
   }
   block.setAttribute("data-browser-test-block", String(index));
+  // As a reader does: scroll to the block. Its copy button is added when it comes into view
+  // (feature content.lazy); the click below waits for it.
+  block.scrollIntoView({block: "center"});
   const code = block.querySelector("code").cloneNode(true);
   code.querySelectorAll(".linenos, .linenodiv, .md-annotation").forEach(e => e.remove());
   return navigator.clipboard.writeText(sentinel).then(() => code.textContent);

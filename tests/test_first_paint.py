@@ -1,0 +1,105 @@
+"""hooks/first_paint.py and the font preloads of hooks/katex_render.py: one stylesheet, tables drawn
+whole, chunks laid out near the screen, and the fonts a page's formulas use asked for with the page."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urljoin
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "hooks"))
+import first_paint  # noqa: E402
+import katex_render  # noqa: E402
+
+
+def site_file(site: Path, page: Path, href: str) -> Path:
+    url = urljoin("http://site/" + page.relative_to(site).as_posix(), href)
+    return site / url.removeprefix("http://site/").split("#")[0].split("?")[0]
+
+
+def test_urls_are_rebased_for_the_joined_stylesheet():
+    css = 'a{background:url(fonts/A.woff2)} b{src:url("../img/b.png")} c{x:url(data:image/svg+xml;x)} d{x:url(https://e.org/f)}'
+    assert first_paint.rebase_urls(css, "assets/katex/katex.min.css") == (
+        'a{background:url(../katex/fonts/A.woff2)} b{src:url("../img/b.png")} '
+        "c{x:url(data:image/svg+xml;x)} d{x:url(https://e.org/f)}"
+    )
+
+
+def test_every_page_links_one_stylesheet_whose_urls_exist(built_site):
+    sheets = set()
+    for page in sorted(built_site.rglob("index.html")):
+        links = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page.read_text(encoding="utf-8"))
+        assert len(links) == 1, f"{page.relative_to(built_site)}: {links}"
+        sheets.add(site_file(built_site, page, links[0]))
+    (sheet,) = sheets
+    css = sheet.read_text(encoding="utf-8")
+    for part in ("main.", "palette.", "katex.min.css", "_mkdocstrings.css", "extra.css", "a11y.css", "notebooks.css"):
+        assert part in css, f"{part} is not in {sheet.name}"
+    urls = [url for _, url in first_paint.URL.findall(css) if not url.startswith("data:")]
+    assert any("KaTeX_Main-Regular.woff2" in url for url in urls)
+    for url in urls:
+        assert (sheet.parent / url).resolve().is_file(), f"{sheet.name} points at a missing {url}"
+
+
+def test_tables_come_wrapped_and_followed_by_their_end_marker(built_site):
+    html = (built_site / "part-1" / "index.html").read_text(encoding="utf-8")
+    assert re.search(
+        r'<div class="md-typeset__scrollwrap whole-table"><div class="md-typeset__table"><table>.*?</table></div></div>'
+        r'<span class="table-end" hidden></span>', html, re.S)
+    assert "<table>" not in re.sub(r'<div class="md-typeset__table"><table>', "", html)
+
+
+def test_top_level_blocks_and_what_is_not_cut():
+    assert first_paint.top_level_blocks('<p>a <em>b</em></p>\n<div><div>c</div></div><hr>') == [
+        "<p>a <em>b</em></p>", "\n<div><div>c</div></div>", "<hr>", ""]
+    assert first_paint.top_level_blocks("<p>a</p> stray text <p>b</p>") is None
+    assert first_paint.top_level_blocks("<p>a</p></div>") is None
+    assert first_paint.top_level_blocks("<div><p>a</p>") is None
+    assert first_paint.top_level_blocks("<p>a</p><script>if (a < b) {}</script>") is None
+
+
+def test_chunks_leave_the_top_and_the_headings_out():
+    paragraph = "<p>" + "word " * 400 + "</p>"  # about 900 px on a phone
+    html = "<h1>T</h1>" + paragraph * 2 + '<h2 id="a">A</h2>' + paragraph * 2 + '<h2 id="b">B</h2>' + paragraph
+    out = first_paint.chunked(html)
+    assert out.count('class="md-chunk"') == 2
+    assert re.search(r'<h2 id="a">A</h2><div class="md-chunk" style="contain-intrinsic-size: auto \d+px"><p>', out)
+    assert '<div class="md-chunk"' not in out[: out.index('<h2 id="a">')]  # the first screens are drawn at once
+    assert re.sub(r'<div class="md-chunk"[^>]*>|</div>', "", out) == html
+
+
+def test_collapsed_solutions_count_as_one_line():
+    solution = '<details class="success"><summary>Solution</summary><pre><code>' + "x = 1\n" * 40 + "</code></pre></details>"
+    assert first_paint.estimated_height(solution) < 100
+    assert first_paint.estimated_height(solution.replace("<details ", "<details open ")) > 700
+
+
+def test_chapters_are_chunked_below_their_first_screens(built_site):
+    html = (built_site / "part-3" / "optimizers" / "index.html").read_text(encoding="utf-8")
+    body = re.search(r'<article class="md-content__inner md-typeset">(.*)</article>', html, re.S).group(1)
+    blocks = first_paint.top_level_blocks(body)
+    chunks = [block for block in blocks if block.lstrip().startswith('<div class="md-chunk"')]
+    assert len(chunks) >= 3
+    assert not any(first_paint.HEADING.search(chunk) for chunk in chunks)
+    assert not blocks[0].lstrip().startswith('<div class="md-chunk"')
+
+
+def test_fonts_a_page_uses_are_preloaded_and_exist(built_site):
+    page = built_site / "part-1" / "matrices" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    preloaded = re.findall(r'<link rel="preload" href="([^"]+)" as="font" type="font/woff2" crossorigin>', html)
+    names = {href.rsplit("/", 1)[1] for href in preloaded}
+    assert {"KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"} <= names
+    assert "KaTeX_Fraktur-Regular.woff2" not in names  # no \mathfrak on that page
+    for href in preloaded:
+        assert site_file(built_site, page, href).is_file(), href
+
+
+def test_fonts_used_follows_katex_classes():
+    rendered = katex_render.render_math('<span class="arithmatex">\\(\\mathbb{R}^{d} + \\mathcal{L}\\)</span>', "t.md")
+    fonts = katex_render.fonts_used(rendered)
+    assert {"KaTeX_Main-Regular.woff2", "KaTeX_AMS-Regular.woff2", "KaTeX_Caligraphic-Regular.woff2"} <= set(fonts)
+    assert "KaTeX_Fraktur-Regular.woff2" not in fonts
+    assert katex_render.fonts_used("<p>no formulas</p>") == []
