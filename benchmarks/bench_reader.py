@@ -101,7 +101,9 @@ MEASURE_JS = r"""
     const formulas = document.querySelectorAll(".arithmatex");
     for (const f of formulas) if (!f.querySelector(".katex, mjx-container")) return;
     m.complete = performance.now();
-    void document.body.offsetHeight;  // lay the formulas out now, so their fonts are requested now
+    // Lay every formula out now (also those in chunks the browser would leave for later,
+    // hooks/first_paint.py), so that all their fonts are requested now.
+    for (const f of formulas) f.getBoundingClientRect();
     document.fonts.ready.then(() => { m.ready = performance.now(); });
   };
   new MutationObserver(check).observe(document, {childList: true, subtree: true});
