@@ -164,7 +164,9 @@ def chunked(html: str) -> str:
     the longest chapters fell from 0.6-0.9 s to 0.1-0.3 s). Find in page, anchors, screen readers and
     printing see all of it. Headings stay outside the chunks, so the theme's table of contents can
     read where they are without laying a chunk out. Each chunk reserves its estimated height
-    (``contain-intrinsic-size``) until it has been drawn once.
+    (``contain-intrinsic-size``) until it has been drawn once. Once the page has loaded, a script in
+    overrides/main.html draws the remaining chunks one per idle moment, so a page that has settled is
+    complete (accessibility checkers judged colours wrongly in chunks not yet drawn).
     """
     blocks = top_level_blocks(html)
     if blocks is None:

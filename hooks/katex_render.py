@@ -95,6 +95,7 @@ class KatexRenderer:
         if self.process is not None and self.process.poll() is None:
             self.process.stdin.close()
             self.process.wait(timeout=10)
+            self.process.stdout.close()
 
 
 _renderer: KatexRenderer | None = None
