@@ -36,6 +36,7 @@ CHAPTER = re.compile(r"^part-[^/]+/(?!index\.md$)[^/]+\.md$")
 LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
 LAB_HTML_CACHE = ROOT / ".cache" / "labs-html"
+NOTEBOOK_CACHE = ROOT / ".cache" / "notebooks"  # one .ipynb per chapter and lab, by a hash of all it depends on
 
 BLOCK_OPENER = re.compile(r'^(?P<indent>[ \t]*)(?P<kind>!!!|\?\?\?\+?|===)[ \t]*(?P<rest>.*?)[ \t]*$')
 # [text](url "title") and ![alt](url); the text may hold brackets two deep, as in "A = [[2, 1], [1, 2]]".
@@ -294,17 +295,44 @@ def on_files(files, config):
         found = files.get_file_from_path(path)
         return None if found is None else found.content_bytes
 
+    inputs = _inputs_hash(config)
+    NOTEBOOK_CACHE.mkdir(parents=True, exist_ok=True)
+    used = set()
     for file in list(files):
-        if CHAPTER.match(file.src_uri):
-            notebook = chapter_notebook(
-                file.content_string, file.src_uri, config.site_url or "", config.repo_url or "", image_data
-            )
-        elif LAB.match(file.src_uri) and file.abs_src_path:
-            notebook = lab_notebook(Path(file.abs_src_path))
-        else:
+        if not (CHAPTER.match(file.src_uri) or (LAB.match(file.src_uri) and file.abs_src_path)):
             continue
-        files.append(File.generated(config, notebook_path(file.src_uri), content=nbformat.writes(notebook)))
+        source = file.content_bytes
+        cached = NOTEBOOK_CACHE / (hashlib.sha256(inputs.encode() + file.src_uri.encode() + source).hexdigest()[:24] + ".ipynb")
+        used.add(cached.name)
+        if not cached.exists():
+            if CHAPTER.match(file.src_uri):
+                notebook = chapter_notebook(
+                    file.content_string, file.src_uri, config.site_url or "", config.repo_url or "", image_data
+                )
+            else:
+                notebook = lab_notebook(Path(file.abs_src_path))
+            cached.write_text(nbformat.writes(notebook), encoding="utf-8")
+        files.append(File.generated(config, notebook_path(file.src_uri), content=cached.read_text(encoding="utf-8")))
+    for stale in NOTEBOOK_CACHE.glob("*.ipynb"):
+        if stale.name not in used:
+            stale.unlink()
     return files
+
+
+def _inputs_hash(config) -> str:
+    """What a page's notebook depends on besides the page: this hook and the block reader, the library
+    and the snippets its code cells include, the site's images, and the site and repository URLs."""
+    digest = hashlib.sha256(f"{config.site_url}|{config.repo_url}".encode())
+    sources = [Path(__file__), ROOT / "tools" / "docblocks.py"]
+    for folder in (ROOT / "src", ROOT / "snippets", Path(config.docs_dir)):
+        sources += sorted(
+            path for path in folder.rglob("*")
+            if path.is_file() and path.suffix not in {".md", ".pyc"} and "__pycache__" not in path.parts
+        )
+    for path in sources:
+        digest.update(str(path).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def on_page_context(context, page, config, nav):
