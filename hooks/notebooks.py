@@ -321,7 +321,9 @@ def on_files(files, config):
 
 def _inputs_hash(config) -> str:
     """What a page's notebook depends on besides the page: this hook and the block reader, the library
-    and the snippets its code cells include, the site's images, and the site and repository URLs."""
+    and the snippets its code cells include, the site's images, and the site and repository URLs.
+    Pages include snippets only from src/ and snippets/; a page that included one from elsewhere would
+    need that folder added here."""
     digest = hashlib.sha256(f"{config.site_url}|{config.repo_url}".encode())
     sources = [Path(__file__), ROOT / "tools" / "docblocks.py"]
     for folder in (ROOT / "src", ROOT / "snippets", Path(config.docs_dir)):
