@@ -13,14 +13,14 @@ before it has parsed all of it (a phone after every few hundred elements, and a 
 hundreds); a table painted with half its rows gets new column widths when the rest arrives, and the
 rows already on screen move. So each table is followed by an empty ``span.table-end``, and
 ``extra.css`` shows a table only once that span exists, that is once the table is complete
-(``:has()``; a browser without it shows the table at once, as before).
+(``:has()``; a browser without it shows the table at once, as before). Material's script puts every
+plain table in two ``div``s once the page has loaded, which changes its width and makes the rows below
+move (layout shift of up to 0.018 on the pages with tables). The page now arrives wrapped; the script
+still wraps the table again, and ``extra.css`` makes that inner pair of boxes lay out as nothing
+(``display: contents``), so the table does not move.
 
 Chunks. Below its first screens, a page's blocks between two headings are wrapped in a ``div.md-chunk``
-that the browser lays out only near the screen; see :func:`chunked`. Material's script puts every plain table in two
-``div``s once the page has loaded, which changes its width and makes the rows below move (layout shift
-of up to 0.018 on the pages with tables). The page now arrives wrapped; the script still wraps the
-table again, and ``extra.css`` makes that inner pair of boxes lay out as nothing (``display:
-contents``), so the table does not move.
+that the browser lays out only near the screen; see :func:`chunked`.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ HEADING = re.compile(r"<h[1-6]\b")
 # Boxes that scroll sideways when too wide. Until a chunk is drawn nobody knows which are, so in chunks
 # they start focusable (keyboard users can reach any that scrolls); once the chunk is drawn, the script
 # in overrides/main.html keeps tabindex on those that do scroll and removes it from the others.
-SCROLL_BOXES = re.compile(r'(<pre\b[^>]*>(?:<span></span>)?<code\b|<div(?: data-search-exclude)? class="arithmatex")')
+SCROLL_BOXES = re.compile(r'(<pre\b[^>]*>(?:<span></span>)?<code\b|<div\b(?=[^>]*\bclass="arithmatex")[^>]*?(?=\s*>))')
 
 
 def top_level_blocks(html: str) -> list[str] | None:
@@ -141,16 +141,24 @@ def top_level_blocks(html: str) -> list[str] | None:
     return blocks + [html[start:]]
 
 
+CLOSED_DETAILS = re.compile(r"<details\b(?![^>]*\bopen)[^>]*>.*?</details>", re.S)  # a solution: one line shows
+PRE = re.compile(r"<pre\b.*?</pre>", re.S)
+TAG_ONLY = re.compile(r"<[^>]+>")
+IMAGE_HEIGHT = re.compile(r'<img [^>]*height="(\d+)"')
+
+
 def estimated_height(block: str) -> float:
     """A rough height in CSS pixels of one block on a phone (375 px wide): it only sets the space a
-    chunk takes until it is first drawn, after which the browser remembers the real one."""
-    closed = re.compile(r"<details\b(?![^>]*\bopen)[^>]*>.*?</details>", re.S)  # a solution: one line shows
-    collapsed = len(closed.findall(block)) * 48
-    block = closed.sub("", block)
-    code_lines = sum(code.count("\n") + 1 for code in re.findall(r"<pre\b.*?</pre>", block, re.S))
-    prose = re.sub(r"<pre\b.*?</pre>", "", block, flags=re.S)
-    text = re.sub(r"<[^>]+>", "", prose)
-    images = sum(int(height) for height in re.findall(r'<img [^>]*height="(\d+)"', prose)) / 2  # light + dark
+    chunk takes until it is first drawn, after which the browser remembers the real one. Whitespace
+    between blocks takes none."""
+    if not block.strip():
+        return 0.0
+    collapsed = len(CLOSED_DETAILS.findall(block)) * 48
+    block = CLOSED_DETAILS.sub("", block)
+    code_lines = sum(code.count("\n") + 1 for code in PRE.findall(block))
+    prose = PRE.sub("", block)
+    text = TAG_ONLY.sub("", prose)
+    images = sum(int(height) for height in IMAGE_HEIGHT.findall(prose)) / 2  # light + dark
     return (len(text) / 45 * 21 + code_lines * 19 + prose.count('class="arithmatex">\\[') * 60
             + prose.count("<tr") * 36 + images + collapsed + 24)
 
@@ -171,27 +179,26 @@ def chunked(html: str) -> str:
     blocks = top_level_blocks(html)
     if blocks is None:
         return html
-    out, run, top, run_top = [], [], 0.0, 0.0
+    out, run, top, run_top, run_height = [], [], 0.0, 0.0, 0.0
 
     def flush() -> None:
-        if not run:
-            return
-        height = sum(estimated_height(block) for block in run)
-        if run_top >= EAGER_PX and height >= MIN_CHUNK_PX:
+        if run_top >= EAGER_PX and run_height >= MIN_CHUNK_PX:
             content = SCROLL_BOXES.sub(r'\1 tabindex="0"', "".join(run))
-            out.append(f'<div class="md-chunk" style="contain-intrinsic-size: auto {round(height)}px">{content}</div>')
+            out.append(f'<div class="md-chunk" style="contain-intrinsic-size: auto {round(run_height)}px">{content}</div>')
         else:
             out.extend(run)
         run.clear()
 
     for block in blocks:
+        height = estimated_height(block)
         if HEADING.search(block):
             flush()
             out.append(block)
         else:
             if not run:
-                run_top = top
+                run_top, run_height = top, 0.0
             run.append(block)
-        top += estimated_height(block) if block.strip() else 0
+            run_height += height
+        top += height
     flush()
     return "".join(out)
