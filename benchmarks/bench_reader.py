@@ -13,13 +13,14 @@
    * MathJax 3: mkdocs-material's documented MathJax setup, with mathjax@3 (tex-mml-chtml) from npm.
    The variants are built from a config that INHERITs mkdocs.yml, drops hooks/katex_render.py and adds
    the scripts. Math-ready = the article is parsed (the footer after it exists), every .arithmatex holds
-   KaTeX HTML or a MathJax container, and document.fonts.ready has resolved after that, in ms from the
-   start of navigation. Medians are printed.
+   KaTeX HTML or a MathJax container and has been laid out (also in a chunk the browser would lay out
+   only near the screen), and document.fonts.ready has resolved after that, in ms from the start of
+   navigation. Medians are printed.
 2. Lighthouse 12.2.3, mobile (its default), on every chapter page, gzip server, Debian's chromium.
 3. Page weight: bytes sent by the server for a cold first load of every chapter page.
 4. Build time: `mkdocs build --strict` against a bare MkDocs build (theme mkdocs, no plugins, no hooks,
-   the same Markdown extensions; also printed: without them) of the same docs/; doc-test time: `pytest docs` against executing the same blocks, expanded the same
-   way, in one plain Python process.
+   the same Markdown extensions; also printed: without them) of the same docs/; doc-test time:
+   `pytest docs` against executing the same blocks, expanded the same way, in one plain Python process.
 
 Nothing here is a test: it prints a report (and writes benchmarks/build/report.json).
 """

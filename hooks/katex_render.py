@@ -102,11 +102,7 @@ _renderer: KatexRenderer | None = None
 
 
 def render_math(page_html: str, where: str) -> str:
-    """Replace every arithmatex placeholder in ``page_html`` by KaTeX HTML.
-
-    Formulas are kept out of the search index (``data-search-exclude``): KaTeX writes each one three
-    times (HTML, MathML, TeX), which made the index that every page downloads several times larger.
-    """
+    """Replace every arithmatex placeholder in ``page_html`` by KaTeX HTML; each keeps its own attributes."""
 
     def replace(match: re.Match) -> str:
         global _renderer
@@ -118,7 +114,7 @@ def render_math(page_html: str, where: str) -> str:
             rendered = _renderer.render(tex, display)
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
-        return f'{match.group("open")}{rendered}</{match.group("tag")}>'  # the placeholder's own attributes stay
+        return f'{match.group("open")}{rendered}</{match.group("tag")}>'
 
     return MATH.sub(replace, page_html)
 
@@ -162,7 +158,9 @@ def _render_toc(items, where: str) -> None:
 
 def on_page_content(html_text, page, config, files):
     # Formulas stay placeholders until the page is written (on_post_page): the search plugin then
-    # parses a few characters per formula instead of KaTeX's hundreds of elements, and skips them.
+    # parses a few characters per formula instead of KaTeX's hundreds of elements. They are kept out of
+    # the index (data-search-exclude): KaTeX writes each one three times (HTML, MathML, TeX), which made
+    # the index that every page downloads several times larger.
     _render_toc(page.toc, page.file.src_uri)
     return PLACEHOLDER.sub(r'<\1 data-search-exclude class="arithmatex">', html_text)
 
