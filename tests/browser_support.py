@@ -199,6 +199,15 @@ def site_pages(site: Path) -> list[str]:
 
 # --- collecting what a reader sees --------------------------------------------------------------
 
+# Runs in the page. Waits until KaTeX's fonts are in and the browser has been idle once after that: the
+# page's own script (overrides/main.html) makes the boxes that scroll sideways reachable by keyboard
+# when the browser is idle after the fonts arrive, and idle callbacks run in the order they were asked
+# for, so this one runs after it. A page is judged as it stands once it has settled.
+SETTLED_JS = """
+() => document.fonts.ready.then(() => new Promise(resolve =>
+  (window.requestIdleCallback || window.setTimeout)(() => resolve(true))))
+"""
+
 # Runs in the page. Figures load lazily, so bring each shown one into view, as a reader scrolling
 # down would, and wait until it is decoded (a broken one stays unloaded and is reported).
 SCROLL_FIGURES_JS = r"""
@@ -379,7 +388,7 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         _listen(page, visit)
         response = page.goto(base + page_path, wait_until="load")
         visit.status = response.status if response else None
-        page.evaluate("() => document.fonts.ready.then(() => true)")
+        page.evaluate(SETTLED_JS)
         page.evaluate(SCROLL_FIGURES_JS)
         visit.content = page.evaluate(COLLECT_JS)
         visit.overflow = page.evaluate(OVERFLOW_JS)
@@ -574,7 +583,7 @@ def screenshot(context, base: str, page_path: str, target: Path, *, viewport: di
         page.set_viewport_size(viewport or DESKTOP)
         page.emulate_media(color_scheme=color_scheme)
         page.goto(base + page_path, wait_until="load")
-        page.evaluate("() => document.fonts.ready.then(() => true)")
+        page.evaluate(SETTLED_JS)
         page.screenshot(path=str(target), full_page=full_page)
     finally:
         page.close()
