@@ -172,6 +172,42 @@ def test_blocks_do_not_share_names_unless_marked_continued(project):
     result.stdout.fnmatch_lines(["*NameError: name 'x' is not defined*"])
 
 
+CHAIN = """\
+    '''python
+    x = 1
+    '''
+
+    '''python title="Continued from the block above"
+    x += 1
+    '''
+
+    '''python title="Continued from the block above"
+    print(x)
+    '''
+
+    '''output
+    2
+    '''
+
+    '''python
+    y = 3
+    '''
+    """
+
+
+def test_continued_blocks_chain(project):
+    page(project, CHAIN)
+    run(project).assert_outcomes(passed=4)
+
+
+def test_only_a_block_the_next_one_continues_keeps_its_namespace():
+    from tools.docblocks import pair_examples
+
+    examples, _ = pair_examples(textwrap.dedent(CHAIN).replace("'''", FENCE))
+    # Keeping every block's namespace held all their arrays until the run ended.
+    assert [example.continued for example in examples] == [True, True, False, False]
+
+
 def test_snippets_are_expanded_in_code_and_output(project):
     (project.path / "snippets" / "area.py").write_text(
         "# --8<-- [start:square]\ndef square(x):\n    return x * x\n# --8<-- [end:square]\n\nprint(square(12))\n"

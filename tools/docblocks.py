@@ -86,6 +86,7 @@ class Example:
     code: Fence
     output: Fence | None
     previous: Example | None = None  # the page's previous Python block, for "Continued" blocks
+    continued: bool = False  # the page's next Python block is a "Continued" one: keep the namespace
     namespace: dict = field(default_factory=dict)
 
 
@@ -103,6 +104,8 @@ def pair_examples(text: str) -> tuple[list[Example], list[Fence]]:
             )
             output = following if following and following.lang == "output" and only_blank_between else None
             previous = examples[-1] if examples else None
+            if previous is not None and fence.continues:
+                previous.continued = True
             examples.append(Example(len(examples) + 1, fence, output, previous))
         elif fence.lang == "output":
             owner = examples[-1] if examples else None
