@@ -14,10 +14,12 @@ hundreds); a table painted with half its rows gets new column widths when the re
 rows already on screen move. So each table is followed by an empty ``span.table-end``, and
 ``extra.css`` shows a table only once that span exists, that is once the table is complete
 (``:has()``; a browser without it shows the table at once, as before). Material's script puts every
-plain table in two ``div``s once the page has loaded, which changes its width and makes the rows below
-move (layout shift of up to 0.018 on the pages with tables). The page now arrives wrapped; the script
-still wraps the table again, and ``extra.css`` makes that inner pair of boxes lay out as nothing
-(``display: contents``), so the table does not move.
+table without a class (``table:not([class])``) in two ``div``s once the page has loaded: that changed
+its width and made the rows below move (layout shift of up to 0.018), and taking the table out of the
+page and putting it back made the browser style and lay out all of it again (a third of a second of
+main thread on part-4/notation with a phone's CPU). So the page arrives wrapped, and the table has the
+class ``md-table``, which the script leaves alone; in the joined stylesheet the theme's rules for
+``table:not([class])`` are made to match ``table.md-table`` too, with the same specificity.
 
 Chunks. Below its first screens, a page's blocks between two headings are wrapped in a ``div.md-chunk``
 that the browser lays out only near the screen; see :func:`chunked`.
@@ -38,6 +40,8 @@ STYLESHEET_DIR = "assets/stylesheets"
 THEME_STYLESHEETS = (r"assets/stylesheets/main\.[0-9a-f]+\.min\.css", r"assets/stylesheets/palette\.[0-9a-f]+\.min\.css")
 URL = re.compile(r"""url\((["']?)([^)"']+)\1\)""")
 PLAIN_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+THEME_TABLE = "table:not([class])"  # the theme's selector for a Markdown table, in its CSS and its script
+TABLE_CLASS = "md-table"
 
 
 def rebase_urls(css: str, source: str, target_dir: str = STYLESHEET_DIR) -> str:
@@ -78,6 +82,7 @@ def on_env(env, config, files):
             separate.append(path)
             continue
         css = re.sub(r'@charset "[^"]*";|/\*# sourceMappingURL=[^*]*\*/', "", css)
+        css = css.replace(THEME_TABLE, f"table:is(:not([class]),.{TABLE_CLASS})")
         parts.append(f"/* {path} */\n{rebase_urls(css, path).strip()}\n")
     combined = "".join(parts)
     name = f"{STYLESHEET_DIR}/site.{hashlib.sha256(combined.encode()).hexdigest()[:8]}.css"
@@ -91,7 +96,7 @@ def on_env(env, config, files):
 
 def on_page_content(html, page, config, files):
     html = PLAIN_TABLE.sub(
-        r'<div class="md-typeset__scrollwrap whole-table"><div class="md-typeset__table"><table>\1</table></div></div>'
+        rf'<div class="md-typeset__scrollwrap whole-table"><div class="md-typeset__table"><table class="{TABLE_CLASS}">\1</table></div></div>'
         r'<span class="table-end" hidden></span>',
         html,
     )

@@ -45,9 +45,17 @@ def test_every_page_links_one_stylesheet_whose_urls_exist(built_site):
 def test_tables_come_wrapped_and_followed_by_their_end_marker(built_site):
     html = (built_site / "part-1" / "index.html").read_text(encoding="utf-8")
     assert re.search(
-        r'<div class="md-typeset__scrollwrap whole-table"><div class="md-typeset__table"><table>.*?</table></div></div>'
-        r'<span class="table-end" hidden></span>', html, re.S)
-    assert "<table>" not in re.sub(r'<div class="md-typeset__table"><table>', "", html)
+        r'<div class="md-typeset__scrollwrap whole-table"><div class="md-typeset__table"><table class="md-table">.*?</table>'
+        r'</div></div><span class="table-end" hidden></span>', html, re.S)
+    # A table without a class would be taken out and wrapped again by the theme's script.
+    assert "<table>" not in html
+
+
+def test_the_theme_styles_wrapped_tables_as_its_own(built_site):
+    (sheet,) = (built_site / "assets" / "stylesheets").glob("site.*.css")
+    css = sheet.read_text(encoding="utf-8")
+    assert first_paint.THEME_TABLE not in css.replace("table:is(:not([class]),.md-table)", "")
+    assert css.count("table:is(:not([class]),.md-table)") >= 10  # the theme's table rules, all of them
 
 
 def test_top_level_blocks_and_what_is_not_cut():
