@@ -110,3 +110,13 @@ def test_fonts_used_follows_katex_classes():
     assert {"KaTeX_Main-Regular.woff2", "KaTeX_AMS-Regular.woff2", "KaTeX_Caligraphic-Regular.woff2"} <= set(fonts)
     assert "KaTeX_Fraktur-Regular.woff2" not in fonts
     assert katex_render.fonts_used("<p>no formulas</p>") == []
+
+
+def test_the_theme_script_does_not_restyle_the_whole_page_when_it_starts(built_site):
+    (sheet,) = (built_site / "assets" / "stylesheets").glob("site.*.css")
+    css = sheet.read_text(encoding="utf-8")
+    assert "data-md-color-switching" not in css
+    assert css.count("{") == css.count("}")
+    html = (built_site / "part-1" / "index.html").read_text(encoding="utf-8")
+    head = html[: html.index("<body")]
+    assert 'document.documentElement.classList.replace("no-js", "js")' in head
