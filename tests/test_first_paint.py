@@ -119,4 +119,7 @@ def test_the_theme_script_does_not_restyle_the_whole_page_when_it_starts(built_s
     assert css.count("{") == css.count("}")
     html = (built_site / "part-1" / "index.html").read_text(encoding="utf-8")
     head = html[: html.index("<body")]
-    assert 'document.documentElement.classList.replace("no-js", "js")' in head
+    # Right after the stylesheet: its address made absolute before it is used, and the root's classes
+    # set as the theme's script would set them.
+    assert re.search(r'<link rel="stylesheet" href="[^"]*/site\.[0-9a-f]+\.css">\s*<script>\s*\(function \(root, sheet\) \{\s*'
+                     r'sheet\.href = sheet\.href;\s*root\.classList\.replace\("no-js", "js"\);', head)
