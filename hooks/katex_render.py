@@ -9,6 +9,12 @@ Notebook pages (mkdocs-jupyter) are rendered by nbconvert, whose Markdown keeps 
 for MathJax; :func:`_arithmatex_in_notebooks` makes it emit the same placeholders as arithmatex, so
 their formulas go through the same renderer and fail the same way.
 
+KaTeX's fonts are cut down to the characters the guide's formulas draw (:func:`subset_fonts`): about
+half the bytes, and the fonts are on every page's critical path (they are preloaded, so that formulas do
+not move when they arrive). A font keeps its name; a browser that cached the previous cut keeps it only
+as long as it keeps the pages (GitHub Pages: ten minutes), and a character it lacks falls back to the
+next font of KaTeX's stack until then.
+
 Invalid TeX stops the build with the page and the formula named. The hook knows nothing else about
 the site, so the same Markdown can move to another generator with a different renderer step.
 """
@@ -39,6 +45,9 @@ MATH = re.compile(
     re.S,
 )
 PLACEHOLDER = re.compile(r'<(span|div) class="arithmatex">')
+FONTS_DIR = "assets/katex/fonts"
+MATHML = re.compile(r'<span class="katex-mathml">.*?</math></span>', re.S)
+TAG = re.compile(r"<[^>]*>")
 
 
 class KatexRenderer:
@@ -79,6 +88,13 @@ class KatexRenderer:
             self.changed = True
         return self.cache[key]
 
+    def characters(self) -> set[str]:
+        """Every character the formulas of this build draw with KaTeX's fonts (their HTML, not MathML)."""
+        drawn: set[str] = set()
+        for key in self.used:
+            drawn |= drawn_characters(self.cache[key])
+        return drawn
+
     def save(self) -> None:
         """Keep exactly the formulas of this build (edited-away formulas drop out); called per build."""
         if self.changed or self.used != self.cache.keys():
@@ -99,6 +115,48 @@ class KatexRenderer:
 
 
 _renderer: KatexRenderer | None = None
+
+
+@functools.lru_cache(maxsize=None)
+def drawn_characters(rendered: str) -> frozenset[str]:
+    """The characters a rendered formula shows: the text of its HTML part (the MathML part is read by
+    screen readers, not drawn)."""
+    return frozenset(html.unescape(TAG.sub("", MATHML.sub("", rendered))))
+
+
+def subset_fonts(fonts_dir: Path, characters: set[str], cache: Path = CACHE / "fonts") -> None:
+    """Cut every woff2 font in ``fonts_dir`` down to ``characters``, in place.
+
+    Each cut is kept in ``cache``, keyed by the font's bytes and the characters, so a build whose
+    formulas draw no new character does not import fontTools. A character a font lacks is ignored.
+    """
+    wanted = "".join(sorted(characters))
+    kept = set()
+    for font in sorted(fonts_dir.glob("*.woff2")):
+        original = font.read_bytes()
+        key = hashlib.sha256(original + wanted.encode("utf-8")).hexdigest()[:16]
+        cut = cache / f"{font.stem}-{key}.woff2"
+        kept.add(cut.name)
+        if not cut.exists():
+            from fontTools import subset  # only when a cut is missing: the import alone takes 0.1 s
+
+            options = subset.Options()
+            options.flavor = "woff2"
+            options.layout_features = ["*"]
+            options.name_IDs = ["*"]
+            options.notdef_outline = True
+            tables = subset.load_font(str(font), options)
+            subsetter = subset.Subsetter(options)
+            subsetter.populate(unicodes=[ord(character) for character in wanted])
+            subsetter.subset(tables)
+            cache.mkdir(parents=True, exist_ok=True)
+            partial = cut.with_suffix(".part")
+            subset.save_font(tables, str(partial), options)
+            partial.replace(cut)  # never a half-written font, even if the build is killed
+        font.write_bytes(cut.read_bytes())
+    for stale in cache.glob("*.woff2") if cache.is_dir() else ():
+        if stale.name not in kept:
+            stale.unlink()
 
 
 def render_math(page_html: str, where: str) -> str:
@@ -220,10 +278,11 @@ def on_files(files, config):
     css = re.sub(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)', "", css)
     files.append(File.generated(config, CSS_PATH, content=css))
     for font in sorted((KATEX_DIST / "fonts").glob("*.woff2")):
-        files.append(File.generated(config, f"assets/katex/fonts/{font.name}", abs_src_path=str(font)))
+        files.append(File.generated(config, f"{FONTS_DIR}/{font.name}", abs_src_path=str(font)))
     return files
 
 
 def on_post_build(config):
     if _renderer is not None:
+        subset_fonts(Path(config.site_dir) / FONTS_DIR, _renderer.characters())
         _renderer.save()

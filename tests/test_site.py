@@ -93,6 +93,57 @@ def test_katex_stylesheet_and_fonts_are_served_by_the_site(built_site):
     assert (built_site / "assets" / "katex" / "fonts" / "KaTeX_Main-Regular.woff2").exists()
 
 
+class _DrawnText(HTMLParser):
+    """The text inside KaTeX's HTML output (``.katex-html``), which its fonts draw; not the MathML."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # >0 inside a .katex-html element
+        self.characters: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth:
+            self.depth += tag not in VOID_TAGS
+        elif "katex-html" in (dict(attrs).get("class") or "").split():
+            self.depth = 1
+
+    def handle_endtag(self, tag):
+        if self.depth and tag not in VOID_TAGS:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.characters |= set(data)
+
+
+VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+def test_katex_fonts_are_cut_down_but_keep_every_character_a_page_draws(built_site):
+    from fontTools.ttLib import TTFont
+
+    reader = _DrawnText()
+    for page in pages(built_site):
+        reader.feed(page.read_text(encoding="utf-8"))
+    assert len(reader.characters) > 50  # letters, digits, Greek, operators
+    shipped_bytes = original_bytes = 0
+    for shipped in sorted((built_site / "assets" / "katex" / "fonts").glob("*.woff2")):
+        original = ROOT / "node_modules" / "katex" / "dist" / "fonts" / shipped.name
+        had, has = TTFont(original).getBestCmap(), TTFont(shipped).getBestCmap()
+        lost = sorted(character for character in reader.characters if ord(character) in had and ord(character) not in has)
+        assert not lost, f"{shipped.name} lost characters the pages draw: {lost}"
+        assert set(has) <= set(had)
+        shipped_bytes += shipped.stat().st_size
+        original_bytes += original.stat().st_size
+    assert shipped_bytes < 0.75 * original_bytes, (shipped_bytes, original_bytes)
+
+
+def test_drawn_characters_are_the_html_part_of_a_formula():
+    rendered = ('<span class="katex"><span class="katex-mathml"><math><mi>μ</mi></math></span>'
+                '<span class="katex-html" aria-hidden="true"><span class="mord">x&lt;y</span></span></span>')
+    assert katex_render.drawn_characters(rendered) == {"x", "<", "y"}
+
+
 def test_no_page_loads_from_another_host(built_site):
     for page in pages(built_site):
         assert no_external.external_requests(page.read_text(encoding="utf-8")) == [], page.relative_to(built_site)
