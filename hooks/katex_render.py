@@ -125,16 +125,18 @@ def drawn_characters(rendered: str) -> frozenset[str]:
 
 
 def subset_fonts(fonts_dir: Path, characters: set[str], cache: Path = CACHE / "fonts") -> None:
-    """Cut every woff2 font in ``fonts_dir`` down to ``characters``, in place.
+    """Cut KaTeX's woff2 fonts down to ``characters`` and write them over those in ``fonts_dir``.
 
-    Each cut is kept in ``cache``, keyed by the font's bytes and the characters, so a build whose
-    formulas draw no new character does not import fontTools. A character a font lacks is ignored.
+    Always from KaTeX's own files (a site folder left from an earlier build, ``mkdocs serve --dirty``,
+    may hold earlier cuts). Each cut is kept in ``cache``, keyed by the font's bytes and the
+    characters, so a build whose formulas draw no new character does not import fontTools. A
+    character a font lacks is ignored.
     """
     wanted = "".join(sorted(characters))
     kept = set()
     for font in sorted(fonts_dir.glob("*.woff2")):
-        original = font.read_bytes()
-        key = hashlib.sha256(original + wanted.encode("utf-8")).hexdigest()[:16]
+        source = KATEX_DIST / "fonts" / font.name
+        key = hashlib.sha256(source.read_bytes() + wanted.encode("utf-8")).hexdigest()[:16]
         cut = cache / f"{font.stem}-{key}.woff2"
         kept.add(cut.name)
         if not cut.exists():
@@ -145,7 +147,7 @@ def subset_fonts(fonts_dir: Path, characters: set[str], cache: Path = CACHE / "f
             options.layout_features = ["*"]
             options.name_IDs = ["*"]
             options.notdef_outline = True
-            tables = subset.load_font(str(font), options)
+            tables = subset.load_font(str(source), options)
             subsetter = subset.Subsetter(options)
             subsetter.populate(unicodes=[ord(character) for character in wanted])
             subsetter.subset(tables)
