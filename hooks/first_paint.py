@@ -17,17 +17,18 @@ rows already on screen move. So each table is followed by an empty ``span.table-
 table without a class (``table:not([class])``) in two ``div``s once the page has loaded: that changed
 its width and made the rows below move (layout shift of up to 0.018), and taking the table out of the
 page and putting it back made the browser style and lay out all of it again (Lighthouse's total
-blocking time on part-4/notation fell from 735 to 470 ms without it). So the page arrives wrapped, and the table has the
-class ``md-table``, which the script leaves alone; in the joined stylesheet the theme's rules for
-``table:not([class])`` are made to match ``table.md-table`` too, with the same specificity.
+blocking time on part-4/notation fell from 735 to 470 ms without it). So the page arrives wrapped, and
+the table has the class ``md-table``, which the script leaves alone; in the joined stylesheet the
+theme's rules for ``table:not([class])`` are made to match ``table.md-table`` too, with the same
+specificity.
 
 Less restyling when the theme's script starts. The theme marks ``body`` with
 ``data-md-color-switching`` while it applies the colour palette, and its stylesheet turns off every
 transition under that attribute (``[data-md-color-switching] *``); setting and removing it made the
 browser restyle the whole page twice on every load (about 80 ms of the theme script's first task on
-part-3/derivatives under 4x CPU slowdown). The joined stylesheet leaves that rule out: when a reader switches between light and dark, the
-few elements with a colour transition (links, buttons) fade over a tenth of a second instead of
-switching at once.
+part-3/derivatives under 4x CPU slowdown). The joined stylesheet leaves that rule out: when a reader
+switches between light and dark, the few elements with a colour transition (links, buttons) fade over
+a tenth of a second instead of switching at once.
 
 Chunks. Below its first screens, a page's blocks between two headings are wrapped in a ``div.md-chunk``
 that the browser lays out only near the screen; see :func:`chunked`.

@@ -10,10 +10,10 @@ for MathJax; :func:`_arithmatex_in_notebooks` makes it emit the same placeholder
 their formulas go through the same renderer and fail the same way.
 
 KaTeX's fonts are cut down to the characters the guide's formulas draw (:func:`subset_fonts`): a third
-fewer bytes over all twenty, half for KaTeX_Main-Regular, and the fonts are on every page's critical path (they are preloaded, so that formulas do
-not move when they arrive). A font keeps its name; a browser that cached the previous cut keeps it only
-as long as it keeps the pages (GitHub Pages: ten minutes), and a character it lacks falls back to the
-next font of KaTeX's stack until then.
+fewer bytes over all twenty, half for KaTeX_Main-Regular, and the fonts are on every page's critical
+path (they are preloaded, so that formulas do not move when they arrive). A font keeps its name; a
+browser that cached the previous cut keeps it only as long as it keeps the pages (GitHub Pages: ten
+minutes), and a character it lacks falls back to the next font of KaTeX's stack until then.
 
 Invalid TeX stops the build with the page and the formula named. The hook knows nothing else about
 the site, so the same Markdown can move to another generator with a different renderer step.
@@ -230,7 +230,7 @@ def on_post_page(output, page, config):
     fonts = fonts_used(output)
     if fonts:
         links = "".join(
-            f'<link rel="preload" href="{get_relative_url(f"assets/katex/fonts/{font}", page.url)}" as="font" '
+            f'<link rel="preload" href="{get_relative_url(f"{FONTS_DIR}/{font}", page.url)}" as="font" '
             f'type="font/woff2" crossorigin>'
             for font in fonts
         )

@@ -18,6 +18,11 @@ def site_file(page: Path, href: str) -> Path:
     return (page.parent / href.split("#")[0].split("?")[0]).resolve()
 
 
+def joined_stylesheet(site: Path) -> str:
+    (sheet,) = (site / "assets" / "stylesheets").glob("site.*.css")
+    return sheet.read_text(encoding="utf-8")
+
+
 def test_urls_are_rebased_for_the_joined_stylesheet():
     css = 'a{background:url(fonts/A.woff2)} b{src:url("../img/b.png")} c{x:url(data:image/svg+xml;x)} d{x:url(https://e.org/f)}'
     assert first_paint.rebase_urls(css, "assets/katex/katex.min.css") == (
@@ -52,8 +57,7 @@ def test_tables_come_wrapped_and_followed_by_their_end_marker(built_site):
 
 
 def test_the_theme_styles_wrapped_tables_as_its_own(built_site):
-    (sheet,) = (built_site / "assets" / "stylesheets").glob("site.*.css")
-    css = sheet.read_text(encoding="utf-8")
+    css = joined_stylesheet(built_site)
     assert first_paint.THEME_TABLE not in css.replace("table:is(:not([class]),.md-table)", "")
     assert css.count("table:is(:not([class]),.md-table)") >= 10  # the theme's table rules, all of them
 
@@ -113,8 +117,7 @@ def test_fonts_used_follows_katex_classes():
 
 
 def test_the_theme_script_does_not_restyle_the_whole_page_when_it_starts(built_site):
-    (sheet,) = (built_site / "assets" / "stylesheets").glob("site.*.css")
-    css = sheet.read_text(encoding="utf-8")
+    css = joined_stylesheet(built_site)
     assert "data-md-color-switching" not in css
     assert css.count("{") == css.count("}")
     html = (built_site / "part-1" / "index.html").read_text(encoding="utf-8")

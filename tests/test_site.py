@@ -18,6 +18,7 @@ from tools.docblocks import PYTHON_LANGS, SnippetExpander, parse_fences
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
+import first_paint  # noqa: E402
 import katex_render  # noqa: E402
 import no_external  # noqa: E402
 import search_index  # noqa: E402
@@ -103,20 +104,17 @@ class _DrawnText(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         if self.depth:
-            self.depth += tag not in VOID_TAGS
+            self.depth += tag not in first_paint.VOID
         elif "katex-html" in (dict(attrs).get("class") or "").split():
             self.depth = 1
 
     def handle_endtag(self, tag):
-        if self.depth and tag not in VOID_TAGS:
+        if self.depth and tag not in first_paint.VOID:
             self.depth -= 1
 
     def handle_data(self, data):
         if self.depth:
             self.characters |= set(data)
-
-
-VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
 def test_katex_fonts_are_cut_down_but_keep_every_character_a_page_draws(built_site):
