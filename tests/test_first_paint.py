@@ -71,13 +71,17 @@ def test_top_level_blocks_and_what_is_not_cut():
     assert first_paint.top_level_blocks("<p>a</p><script>if (a < b) {}</script>") is None
 
 
-def test_chunks_leave_the_top_and_the_headings_out():
+def test_chunks_leave_the_top_the_headings_and_the_end_out():
     paragraph = "<p>" + "word " * 400 + "</p>"  # about 900 px on a phone
-    html = "<h1>T</h1>" + paragraph * 2 + '<h2 id="a">A</h2>' + paragraph * 2 + '<h2 id="b">B</h2>' + paragraph
+    html = ("<h1>T</h1>" + paragraph * 2 + '<h2 id="a">A</h2>' + paragraph * 2 + '<h2 id="b">B</h2>' + paragraph
+            + '<h2 id="c">C</h2>' + paragraph)
     out = first_paint.chunked(html)
     assert out.count('class="md-chunk"') == 2
     assert re.search(r'<h2 id="a">A</h2><div class="md-chunk" style="contain-intrinsic-size: auto \d+px"><p>', out)
+    assert re.search(r'<h2 id="b">B</h2><div class="md-chunk"', out)
     assert '<div class="md-chunk"' not in out[: out.index('<h2 id="a">')]  # the first screens are drawn at once
+    # The end of the page is never a chunk: one taller than its estimate would reach into the footer.
+    assert out.endswith('<h2 id="c">C</h2>' + paragraph)
     assert re.sub(r'<div class="md-chunk"[^>]*>|</div>', "", out) == html
 
 
