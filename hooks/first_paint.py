@@ -47,6 +47,7 @@ from mkdocs.structure.files import File
 
 STYLESHEET_DIR = "assets/stylesheets"
 THEME_STYLESHEETS = (r"assets/stylesheets/main\.[0-9a-f]+\.min\.css", r"assets/stylesheets/palette\.[0-9a-f]+\.min\.css")
+COLOR_SCHEME = re.compile(r"\[data-md-color-scheme=([\w-]+)\]\{color-scheme:([\w -]+)[;}]")
 COLOR_SWITCHING = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
 URL = re.compile(r"""url\((["']?)([^)"']+)\1\)""")
 PLAIN_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
@@ -96,6 +97,9 @@ def on_env(env, config, files):
         css = COLOR_SWITCHING.sub("", css)
         parts.append(f"/* {path} */\n{rebase_urls(css, path).strip()}\n")
     combined = "".join(parts)
+    # The browser's colour scheme of each palette (light or dark), for the color-scheme meta element
+    # that overrides/partials/javascripts/palette.html sets before the page is drawn.
+    config.extra["color_schemes"] = dict(COLOR_SCHEME.findall(combined))
     name = f"{STYLESHEET_DIR}/site.{hashlib.sha256(combined.encode()).hexdigest()[:8]}.css"
     files.append(File.generated(config, name, content=combined))
     # overrides/main.html links config.extra.stylesheet instead of the theme's two stylesheets; the

@@ -130,3 +130,12 @@ def test_the_theme_script_does_not_restyle_the_whole_page_when_it_starts(built_s
     # set as the theme's script would set them.
     assert re.search(r'<link rel="stylesheet" href="[^"]*/site\.[0-9a-f]+\.css">\s*<script>\s*\(function \(root, sheet\) \{\s*'
                      r'sheet\.href = sheet\.href;\s*root\.classList\.replace\("no-js", "js"\);', head)
+
+
+def test_the_palette_and_its_colour_scheme_are_set_while_the_header_is_parsed(built_site):
+    html = (built_site / "part-1" / "index.html").read_text(encoding="utf-8")
+    header = html[html.index("<header"): html.index("</header>")]
+    # overrides/partials/javascripts/palette.html, right after the palette's inputs, with each
+    # palette's color-scheme as the joined stylesheet gives it (browser test: it takes effect).
+    assert 'var schemes = {"default": "light", "slate": "dark"};' in header
+    assert header.index('data-md-component="palette"') < header.index("var schemes")
