@@ -30,6 +30,10 @@ part-3/derivatives under 4x CPU slowdown). The joined stylesheet leaves that rul
 switches between light and dark, the few elements with a colour transition (links, buttons) fade over
 a tenth of a second instead of switching at once.
 
+The theme's script after the page has loaded. ``on_env`` finds the theme's script (its name carries a
+hash) for overrides/main.html, which adds it once the page has loaded instead of at the end of the body,
+where the browser ran it before the page counted as parsed; see that template.
+
 Chunks. Below its first screens, a page's blocks between two headings are wrapped in a ``div.md-chunk``
 that the browser lays out only near the screen; see :func:`chunked`.
 """
@@ -51,6 +55,7 @@ COLOR_SCHEME = re.compile(r"\[data-md-color-scheme=([\w-]+)\]\{color-scheme:([\w
 COLOR_SWITCHING = re.compile(r"\[data-md-color-switching\][^{}]*\{[^{}]*\}")
 URL = re.compile(r"""url\((["']?)([^)"']+)\1\)""")
 PLAIN_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+THEME_SCRIPT = r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js"
 THEME_TABLE = "table:not([class])"  # the theme's selector for a Markdown table, in its CSS and its script
 TABLE_CLASS = "md-table"
 
@@ -106,6 +111,11 @@ def on_env(env, config, files):
     # theme's base.html then links what is left in extra_css.
     config.extra["stylesheet"] = name
     config.extra_css[:] = separate
+    # overrides/main.html starts the theme's script once the page has loaded.
+    scripts = [file.src_uri for file in files if re.fullmatch(THEME_SCRIPT, file.src_uri)]
+    if len(scripts) != 1:
+        raise PluginError(f"first_paint: expected one theme script matching {THEME_SCRIPT}, found {scripts}")
+    config.extra["theme_script"] = scripts[0]
     return env
 
 

@@ -18,6 +18,7 @@ page through the same code and asserts that each check complains.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -148,6 +149,81 @@ def test_copied_blocks_print_their_output(reading):
     blocks = sum(len(visit.content["python"]) for visit in visits(reading, LIGHT))
     assert len(reading.runs) == blocks, "not every Python block was copied and run"
     report([problem for visit, block, result in reading.runs for problem in bs.check_copied_run(visit, block, result)])
+
+
+# --- the theme's script, which starts after the page has loaded (overrides/main.html) ------------
+
+FIRST_PARSE_JS = """
+document.addEventListener("DOMContentLoaded", () => {
+  if (window.__parsed) return;  // the theme's script is told again later (overrides/main.html)
+  const meta = document.querySelector('meta[name="color-scheme"]');
+  window.__parsed = {scheme: document.body.getAttribute("data-md-color-scheme"), meta: meta && meta.content,
+                     themeStarted: typeof document$ !== "undefined",
+                     toggles: [...document.querySelectorAll('[data-md-component="palette"] label')].map(label => !label.hidden)};
+});
+"""
+
+
+def test_the_theme_script_starts_after_load_and_everything_it_does_works(built_site, tmp_path):
+    """What the theme's script does, checked as a reader would see it: the palette is right before it
+    starts, then search, the palette toggle, instant navigation and copy buttons work."""
+    page_path = "part-2/softmax/"
+    with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
+        context = bs.launch(playwright, tmp_path / "profile", viewport=bs.DESKTOP, color_scheme="dark")
+        try:
+            bs.block_external_hosts(context, server.origin)
+            # Instant navigation follows only links listed in the sitemap, whose addresses are the
+            # published site's; the theme maps their host, not their port, to where it is served.
+            # So the sitemap is served as it is when published: with the addresses of the server.
+            published = re.search(r"<loc>(https?://[^/<]+)", (built_site / "sitemap.xml").read_text(encoding="utf-8")).group(1)
+
+            def sitemap_as_published(route):
+                response = route.fetch()
+                route.fulfill(response=response, body=response.text().replace(published, server.origin))
+
+            context.route("**/sitemap.xml", sitemap_as_published)
+            context.add_init_script(FIRST_PARSE_JS)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            page.goto(server.base + page_path, wait_until="load")
+            parsed = page.evaluate("() => window.__parsed")
+            # A first visit by a reader whose system is dark is dark from the first paint on, before
+            # the theme's script runs; the browser's own parts are dark too, and one toggle shows.
+            assert parsed == {"scheme": "slate", "meta": "dark", "themeStarted": False, "toggles": [False, True]}, parsed
+            page.wait_for_function("() => typeof document$ !== 'undefined'")
+            assert page.evaluate("() => document.querySelectorAll('script[src*=\"bundle.\"]').length") == 1
+
+            def code_gets_a_copy_button() -> None:  # the theme mounts them once it knows the page is parsed
+                code = page.locator("article div.language-python").first
+                code.scroll_into_view_if_needed()
+                code.locator(bs.COPY_BUTTON).first.wait_for(state="attached", timeout=10000)
+
+            code_gets_a_copy_button()
+
+            # Search finds the page's subject.
+            page.locator("label.md-search__icon, .md-search__input").first.click()
+            page.fill("input.md-search__input", "temperature")
+            page.wait_for_selector(".md-search-result__item", timeout=15000)
+
+            page.keyboard.press("Escape")
+            # The palette toggle switches to light, and the browser's colour scheme follows.
+            page.locator('[data-md-component="palette"] label:not([hidden])').click()
+            page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'default'")
+            assert page.evaluate("() => document.querySelector('meta[name=\"color-scheme\"]').content") == "light"
+
+            # Instant navigation: the next page arrives without a reload, and its code gets copy buttons.
+            page.evaluate("() => { window.__same_document = true; }")
+            title = page.title()
+            page.locator("a.md-footer__link--next").click()
+            page.wait_for_function("(title) => document.title !== title", arg=title)
+            assert page.evaluate("() => window.__same_document === true"), "following a link reloaded the page"
+            code_gets_a_copy_button()
+            assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == "default"
+            assert not errors, errors
+        finally:
+            context.close()
 
 
 # --- the checks would fail ----------------------------------------------------------------------
