@@ -204,7 +204,14 @@ def test_the_theme_script_starts_after_load_and_everything_it_does_works(built_s
 
             # Search finds the page's subject.
             page.locator("label.md-search__icon, .md-search__input").first.click()
-            page.fill("input.md-search__input", "temperature")
+            # A query typed while the search worker still builds its index is not searched again once
+            # it is ready, so type once the theme has replaced the text the page ships ("Initializing
+            # search"). That text comes from the built page: the worker may well be ready already.
+            shipped = re.search(r'class="md-search-result__meta">\s*([^<]*?)\s*<',
+                                (built_site / page_path / "index.html").read_text(encoding="utf-8")).group(1)
+            page.wait_for_function("(text) => document.querySelector('.md-search-result__meta').textContent.trim() !== text",
+                                   arg=shipped, timeout=30000)
+            page.locator("input.md-search__input").press_sequentially("temperature")  # as a reader types
             page.wait_for_selector(".md-search-result__item", timeout=15000)
 
             page.keyboard.press("Escape")
