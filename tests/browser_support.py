@@ -264,6 +264,24 @@ COLLECT_JS = r"""
 """
 
 # Runs in the page at phone width: does it scroll sideways, and which elements stick out?
+# Runs in the page. The chunk that ends the article (hooks/first_paint.py; a later heading would stop what
+# it reaches), and how tall its contents really are. A chunk the browser has not drawn takes the height it reserves, but a tool that asks where
+# its contents are (axe-core) gets where they really are: contents taller than the reserve reach into
+# what follows the article, the dark footer, and are judged against its colour.
+LAST_CHUNK_JS = r"""
+() => {
+  const chunks = document.querySelectorAll("article .md-chunk");
+  if (!chunks.length) return null;
+  const chunk = chunks[chunks.length - 1];
+  const headings = document.querySelectorAll("article :is(h1, h2, h3, h4, h5, h6)");
+  if ([...headings].some(h => chunk.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING)) return null;
+  const box = chunk.getBoundingClientRect();
+  let bottom = box.top;
+  for (const child of chunk.children) bottom = Math.max(bottom, child.getBoundingClientRect().bottom);
+  return {reserved: Math.round(box.height), contents: Math.round(bottom - box.top)};
+}
+"""
+
 OVERFLOW_JS = r"""
 () => {
   const width = document.documentElement.clientWidth;
@@ -353,6 +371,7 @@ class PageVisit:
     status: int | None = None
     content: dict = field(default_factory=dict)
     overflow: dict | None = None
+    last_chunk: dict | None = None  # the heights LAST_CHUNK_JS measured, None without chunks
     axe: list[dict] | None = None
     copies: list[dict] = field(default_factory=list)  # one per Python block: what its copy button copied
     timings: dict[str, float] = field(default_factory=dict)  # seconds spent loading, in axe, copying
@@ -392,6 +411,7 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         page.evaluate(SCROLL_FIGURES_JS)
         visit.content = page.evaluate(COLLECT_JS)
         visit.overflow = page.evaluate(OVERFLOW_JS)
+        visit.last_chunk = page.evaluate(LAST_CHUNK_JS)
         visit.timings["load"] = time.perf_counter() - start
         if mode.axe_rules is not False:
             page.add_script_tag(url="{0.scheme}://{0.netloc}{1}".format(urlsplit(base), AXE_URL_PATH))
@@ -513,6 +533,14 @@ def check_no_sideways_scroll(visit: PageVisit) -> list[str]:
     culprits = "; ".join(overflow["culprits"]) or "no single element found"
     return [f"{_where(visit)}: the page scrolls sideways at {overflow['width']} px "
             f"(content is {overflow['scrollWidth']} px wide): {culprits}"]
+
+
+def check_last_chunk(visit: PageVisit) -> list[str]:
+    chunk = visit.last_chunk
+    if chunk is None or chunk["contents"] <= chunk["reserved"] + 1:
+        return []
+    return [f"{_where(visit)}: the last chunk reserves {chunk['reserved']} px but its contents are {chunk['contents']} px "
+            f"tall, so until it is drawn they reach into the footer (first_paint.LAST_CHUNK_MARGIN)"]
 
 
 def check_figures(visit: PageVisit) -> list[str]:

@@ -130,6 +130,10 @@ def test_no_page_scrolls_sideways_on_a_phone(reading):
     report([problem for visit in visits(reading, DARK_PHONE) for problem in bs.check_no_sideways_scroll(visit)])
 
 
+def test_the_last_chunk_holds_its_contents(reading):
+    report([problem for visit in visits(reading) for problem in bs.check_last_chunk(visit)])
+
+
 @pytest.mark.parametrize("mode", MODES, ids=["light", "dark"])
 def test_scheme_and_figures(reading, mode):
     report([problem for visit in visits(reading, mode) for problem in bs.check_scheme(visit) + bs.check_figures(visit)])
@@ -241,6 +245,7 @@ BROKEN_PAGE = r"""<!doctype html>
   body { margin: 0; font-family: sans-serif; }
   .wide { width: 900px; background: #eee; }
   .pale { color: #ddd; background: #fff; }
+  .md-chunk { content-visibility: auto; contain-intrinsic-size: auto 40px; }
 </style></head>
 <body data-md-color-scheme="default">
 <article class="md-content__inner">
@@ -264,6 +269,9 @@ print(x)</code></pre></div>
 
   <div class="language-python highlight"><pre><button class="md-code__button" data-md-type="copy"></button><code>print(2 + 2)</code></pre></div>
   <div class="language-output highlight"><pre><code>5</code></pre></div>
+
+  <div style="height: 3000px"></div>
+  <div class="md-chunk"><p style="height: 400px; margin: 0">A last chunk that reserves less than it holds.</p></div>
 </article>
 <script>
   for (const button of document.querySelectorAll("button")) {
@@ -295,6 +303,7 @@ def test_checks_catch_a_broken_page(tmp_path):
     says(bs.check_requests(light, reading.origin), "http://example.invalid/tracker.png")
     says(bs.check_formulas(light), "raw TeX is visible: ", "\\(x^2 + 1\\)", "$$", "formula not rendered by KaTeX: «\\(y\\)»")
     says(bs.check_no_sideways_scroll(phone), "scrolls sideways at 375 px", "div.wide")
+    says(bs.check_last_chunk(phone), "the last chunk reserves 40 px but its contents are 400 px tall")
     says(bs.check_figures(light), "plot.svg#only-dark is shown in light mode", "has no alt text")
     says(bs.check_scheme(phone), "for a reader who prefers dark")
     says(bs.check_axe(light), "color-contrast", "image-alt")

@@ -7,6 +7,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
 import first_paint  # noqa: E402
@@ -71,17 +73,20 @@ def test_top_level_blocks_and_what_is_not_cut():
     assert first_paint.top_level_blocks("<p>a</p><script>if (a < b) {}</script>") is None
 
 
-def test_chunks_leave_the_top_the_headings_and_the_end_out():
+def test_chunks_leave_the_top_and_the_headings_out():
     paragraph = "<p>" + "word " * 400 + "</p>"  # about 900 px on a phone
     html = ("<h1>T</h1>" + paragraph * 2 + '<h2 id="a">A</h2>' + paragraph * 2 + '<h2 id="b">B</h2>' + paragraph
             + '<h2 id="c">C</h2>' + paragraph)
     out = first_paint.chunked(html)
-    assert out.count('class="md-chunk"') == 2
     assert re.search(r'<h2 id="a">A</h2><div class="md-chunk" style="contain-intrinsic-size: auto \d+px"><p>', out)
     assert re.search(r'<h2 id="b">B</h2><div class="md-chunk"', out)
     assert '<div class="md-chunk"' not in out[: out.index('<h2 id="a">')]  # the first screens are drawn at once
-    # The end of the page is never a chunk: one taller than its estimate would reach into the footer.
-    assert out.endswith('<h2 id="c">C</h2>' + paragraph)
+    assert out.count('class="md-chunk"') == 3
+    # The end of the page reserves more than its estimate: contents taller than the reserve would reach
+    # into the footer (checked in a browser by test_browser.test_the_last_chunk_holds_its_contents).
+    sizes = [int(size) for size in re.findall(r"contain-intrinsic-size: auto (\d+)px", out)]
+    assert sizes[2] == pytest.approx(first_paint.LAST_CHUNK_MARGIN * sizes[1], rel=0.01)
+    assert re.search(r'<h2 id="c">C</h2><div class="md-chunk"[^>]*><p>word', out)
     assert re.sub(r'<div class="md-chunk"[^>]*>|</div>', "", out) == html
 
 
