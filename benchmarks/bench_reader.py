@@ -276,11 +276,15 @@ def page_weights(site: Path, pages: list[str]) -> dict[str, int]:
 # --- Lighthouse ---------------------------------------------------------------------------------
 
 
-def lighthouse(site: Path, pages: list[str], runs: int = 3) -> dict[str, dict]:
+def lighthouse(site: Path, pages: list[str], runs: int = 3, cpu_slowdown: float = 4) -> dict[str, dict]:
     """Lighthouse ``runs`` times on every page (rounds over all pages, so a burst of background load
     hits one run of many pages rather than every run of one), and per page the run with the median
     performance score, as Lighthouse's own docs advise for variable machines; ``performance_runs``
-    keeps every run's score."""
+    keeps every run's score.
+
+    Lighthouse simulates a phone by multiplying the CPU time it observes by ``cpu_slowdown`` (its
+    default 4 assumes a high-end desktop host, benchmarkIndex 1500-2000, docs/throttling.md of
+    Lighthouse). Every run's ``benchmark_index`` is kept, so a report says what host it came from."""
     if not LIGHTHOUSE.exists():
         raise SystemExit("Lighthouse is missing: run `npm ci` in benchmarks/")
     out = BUILD / "lighthouse"
@@ -293,7 +297,8 @@ def lighthouse(site: Path, pages: list[str], runs: int = 3) -> dict[str, dict]:
                 report = out / (page.strip("/").replace("/", "_") + f".run{run + 1}.json")
                 command = ["node", str(LIGHTHOUSE), server.base + page, f"--chrome-path={bs.chromium_path()}",
                            f"--chrome-flags={flags}", "--output=json", f"--output-path={report}", "--quiet",
-                           "--only-categories=performance,accessibility,best-practices,seo"]
+                           "--only-categories=performance,accessibility,best-practices,seo",
+                           f"--throttling.cpuSlowdownMultiplier={cpu_slowdown:g}"]
                 for attempt in range(3):  # a loaded machine sometimes gives NO_FCP; Lighthouse's advice is to retry
                     subprocess.run(command, check=True, cwd=HERE, capture_output=True, text=True)
                     data = json.loads(report.read_text(encoding="utf-8"))
@@ -303,6 +308,9 @@ def lighthouse(site: Path, pages: list[str], runs: int = 3) -> dict[str, dict]:
                 scores["cls"] = data["audits"]["cumulative-layout-shift"]["numericValue"]
                 scores["lcp_ms"] = data["audits"]["largest-contentful-paint"]["numericValue"]
                 scores["tbt_ms"] = data["audits"]["total-blocking-time"]["numericValue"]
+                scores["fcp_ms"] = data["audits"]["first-contentful-paint"]["numericValue"]
+                scores["benchmark_index"] = data["environment"]["benchmarkIndex"]
+                scores["slow_host_warning"] = any("slower CPU than" in warning for warning in data["runWarnings"])
                 scores["failing"] = sorted(
                     audit_id for category in data["categories"].values() if (category["score"] or 0) < 1
                     for ref in category["auditRefs"] if ref["weight"] > 0
@@ -314,7 +322,9 @@ def lighthouse(site: Path, pages: list[str], runs: int = 3) -> dict[str, dict]:
         ordered = sorted(page_runs, key=lambda scores: scores["performance"] or 0)
         results[page] = {**ordered[(len(ordered) - 1) // 2], "performance_runs": [scores["performance"] for scores in page_runs],
                          "worst_accessibility": min(scores["accessibility"] or 0 for scores in page_runs),
-                         "worst_cls": max(scores["cls"] for scores in page_runs)}
+                         "worst_cls": max(scores["cls"] for scores in page_runs),
+                         "benchmark_indices": [scores["benchmark_index"] for scores in page_runs],
+                         "slow_host_warnings": sum(scores["slow_host_warning"] for scores in page_runs)}
     return results
 
 
@@ -369,6 +379,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--loads", type=int, default=7, help="cold loads per page and variant (default 7)")
     parser.add_argument("--lighthouse-runs", type=int, default=3, help="Lighthouse runs per page; the median run is reported (default 3)")
+    parser.add_argument("--cpu-slowdown", type=float, default=4,
+                        help="Lighthouse's CPU slowdown multiplier (default 4, Lighthouse's own; its docs/throttling.md "
+                             "gives lower ones for hosts slower than a high-end desktop)")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: math,lighthouse,weight,build,doctest")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -466,9 +479,11 @@ def main() -> int:
     if "lighthouse" not in skip:
         runs = args.lighthouse_runs
         say(f"Lighthouse on {len(chapters)} chapter pages, {runs} run(s) each")
-        scores = lighthouse(sites["shipped"], chapters, runs)
+        scores = lighthouse(sites["shipped"], chapters, runs, args.cpu_slowdown)
         report["lighthouse"] = scores
-        lines += [f"## Lighthouse 12.2.3, mobile, every chapter page (the median of {runs} runs by performance)", ""]
+        report["lighthouse_cpu_slowdown"] = args.cpu_slowdown
+        lines += [f"## Lighthouse 12.2.3, mobile, every chapter page (the median of {runs} runs by performance; "
+                  f"CPU slowdown {args.cpu_slowdown:g}x{'' if args.cpu_slowdown == 4 else ', not Lighthouse default 4x'})", ""]
         lines.append(f"{'page':40} {'perf':>4} {'runs':>12} {'a11y':>4} {'bp':>4} {'seo':>4} {'CLS':>6} {'TBT ms':>6} {'LCP ms':>6}  failing audits")
         for page, s in scores.items():
             lines.append(f"{page:40} {s['performance']!s:>4} {'/'.join(map(str, s['performance_runs'])):>12} {s['accessibility']!s:>4} "
@@ -478,6 +493,11 @@ def main() -> int:
         worst_cls = max(s["worst_cls"] for s in scores.values())
         worst_a11y_any_run = min(s["worst_accessibility"] for s in scores.values())
         performances = [s["performance"] for s in scores.values() if s["performance"] is not None]
+        indices = [run_index for s in scores.values() for run_index in s["benchmark_indices"]]
+        warned = sum(s["slow_host_warnings"] for s in scores.values())
+        lines.append(f"host: Lighthouse benchmarkIndex median {median(indices):.0f}, range {min(indices):.0f}-{max(indices):.0f} "
+                     f"(its 4x slowdown assumes 1500-2000); Lighthouse warned of a slower CPU than it expects in {warned} of "
+                     f"{len(indices)} runs")
         lines.append(f"performance: median {median(performances):.0f}, {sum(p >= 98 for p in performances)} of {len(performances)} "
                      f"pages >= 98")
         lines.append(f"lowest: performance {worst['performance']} (target >= 98), accessibility {worst['accessibility']} (100; "
