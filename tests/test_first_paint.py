@@ -153,3 +153,15 @@ def test_the_theme_script_is_added_once_the_page_has_loaded(built_site):
     loader = re.search(r'window\.addEventListener\("load", start, \{once: true\}\);\s*\}\)\("([^"]+)"\);', html)
     assert loader, "the theme's script is not added on load (overrides/main.html)"
     assert site_file(page, loader.group(1)).is_file()
+
+
+def test_display_formulas_are_shown_only_once_parsed_to_their_end(built_site):
+    rendered = katex_render.render_math('<div class="arithmatex">\\[x^2\\]</div><span class="arithmatex">\\(y\\)</span>', "t.md")
+    display, inline = rendered.split("</div>", 1)
+    assert display.startswith('<div class="arithmatex" data-whole><span class="katex-display">')
+    assert display.endswith(katex_render.FORMULA_END)
+    assert "data-whole" not in inline and "formula-end" not in inline  # inline formulas grow a line, not move
+    assert "div.arithmatex[data-whole]:not(:has(> .formula-end))" in joined_stylesheet(built_site)
+    html = (built_site / "part-4" / "backprop" / "index.html").read_text(encoding="utf-8")
+    whole = re.findall(r'<div [^>]*class="arithmatex"[^>]* data-whole>', html)
+    assert len(whole) == html.count('<span class="katex-display">') == html.count(katex_render.FORMULA_END) > 0
