@@ -214,7 +214,7 @@ def chunked(html: str) -> str:
     one it is the theme's dark footer, and axe-core judged a collapsed solution's summary, whose
     background is see-through, against the footer's colour (Lighthouse accessibility 96 on
     part-3/softmax-cross-entropy). Real heights measured 0.8-1.4 times the estimate over every
-    chunk at 375 and 412 px, so the last one reserves twice it; tests/test_browser.py fails when its
+    chunk at 375 and 412 px, so the last one reserves twice that; tests/test_browser.py fails when its
     contents outgrow the reserve. (It was left unchunked before: then a phone styled and laid out its
     1,000-1,700 elements with the rest of the page, about a fifth of the load's style and layout.)
     """

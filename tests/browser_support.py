@@ -263,11 +263,11 @@ COLLECT_JS = r"""
 }
 """
 
-# Runs in the page at phone width: does it scroll sideways, and which elements stick out?
 # Runs in the page. The chunk that ends the article (hooks/first_paint.py; a later heading would stop what
-# it reaches), and how tall its contents really are. A chunk the browser has not drawn takes the height it reserves, but a tool that asks where
-# its contents are (axe-core) gets where they really are: contents taller than the reserve reach into
-# what follows the article, the dark footer, and are judged against its colour.
+# it reaches), and how tall its contents really are. A chunk the browser has not drawn takes the height
+# it reserves, but a tool that asks where its contents are (axe-core) gets where they really are:
+# contents taller than the reserve reach into what follows the article, the dark footer, and are judged
+# against its colour.
 LAST_CHUNK_JS = r"""
 () => {
   const chunks = document.querySelectorAll("article .md-chunk");
@@ -282,6 +282,7 @@ LAST_CHUNK_JS = r"""
 }
 """
 
+# Runs in the page at phone width: does it scroll sideways, and which elements stick out?
 OVERFLOW_JS = r"""
 () => {
   const width = document.documentElement.clientWidth;
