@@ -30,9 +30,9 @@ part-3/derivatives under 4x CPU slowdown). The joined stylesheet leaves that rul
 switches between light and dark, the few elements with a colour transition (links, buttons) fade over
 a tenth of a second instead of switching at once.
 
-The theme's script after the page has loaded. ``on_env`` finds the theme's script (its name carries a
-hash) for overrides/main.html, which adds it once the page has loaded instead of at the end of the body,
-where the browser ran it before the page counted as parsed; see that template.
+The theme's script on the reader's first input. ``on_env`` finds the theme's script (its name carries
+a hash) for overrides/main.html, which adds it when the reader first touches, clicks, scrolls or types,
+instead of at the end of the body, where the browser ran it while the page loaded; see that template.
 
 Chunks. Below its first screens, a page's blocks between two headings are wrapped in a ``div.md-chunk``
 that the browser lays out only near the screen; see :func:`chunked`.
@@ -111,7 +111,7 @@ def on_env(env, config, files):
     # theme's base.html then links what is left in extra_css.
     config.extra["stylesheet"] = name
     config.extra_css[:] = separate
-    # overrides/main.html starts the theme's script once the page has loaded.
+    # overrides/main.html starts the theme's script on the reader's first input.
     scripts = [file.src_uri for file in files if re.fullmatch(THEME_SCRIPT, file.src_uri)]
     if len(scripts) != 1:
         raise PluginError(f"first_paint: expected one theme script matching {THEME_SCRIPT}, found {scripts}")

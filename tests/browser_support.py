@@ -203,6 +203,13 @@ def site_pages(site: Path) -> list[str]:
 # page's own script (overrides/main.html) makes the boxes that scroll sideways reachable by keyboard
 # when the browser is idle after the fonts arrive, and idle callbacks run in the order they were asked
 # for, so this one runs after it. A page is judged as it stands once it has settled.
+# Runs in the page. The theme's script starts on the reader's first input (overrides/main.html); a
+# page of the theme (it carries the theme's config) is ready once the script runs. Pages without the
+# theme (the broken page of the tests) have nothing to wait for.
+THEME_STARTED_JS = """
+() => document.getElementById("__config") === null || typeof document$ !== "undefined"
+"""
+
 SETTLED_JS = """
 () => document.fonts.ready.then(() => new Promise(resolve =>
   (window.requestIdleCallback || window.setTimeout)(() => resolve(true))))
@@ -408,6 +415,10 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         _listen(page, visit)
         response = page.goto(base + page_path, wait_until="load")
         visit.status = response.status if response else None
+        # A reader scrolls, which starts the theme's script. (Not a pointer move: after one, headless
+        # Chromium may never again call a page's idle callbacks, which SETTLED_JS waits for.)
+        page.mouse.wheel(0, 1)
+        page.wait_for_function(THEME_STARTED_JS, timeout=30000)
         page.evaluate(SETTLED_JS)
         page.evaluate(SCROLL_FIGURES_JS)
         visit.content = page.evaluate(COLLECT_JS)

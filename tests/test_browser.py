@@ -155,7 +155,7 @@ def test_copied_blocks_print_their_output(reading):
     report([problem for visit, block, result in reading.runs for problem in bs.check_copied_run(visit, block, result)])
 
 
-# --- the theme's script, which starts after the page has loaded (overrides/main.html) ------------
+# --- the theme's script, which starts on the reader's first input (overrides/main.html) ----------
 
 FIRST_PARSE_JS = """
 document.addEventListener("DOMContentLoaded", () => {
@@ -166,11 +166,20 @@ document.addEventListener("DOMContentLoaded", () => {
                      toggles: [...document.querySelectorAll('[data-md-component="palette"] label')].map(label => !label.hidden)};
 });
 """
+THEME_STATE_JS = """
+() => ({started: typeof document$ !== "undefined", scripts: document.querySelectorAll('script[src*="bundle."]').length,
+        scheme: document.body.getAttribute("data-md-color-scheme"),
+        meta: document.querySelector('meta[name="color-scheme"]').content,
+        toggles: [...document.querySelectorAll('[data-md-component="palette"] label')].map(label => !label.hidden)})
+"""
 
 
-def test_the_theme_script_starts_after_load_and_everything_it_does_works(built_site, tmp_path):
-    """What the theme's script does, checked as a reader would see it: the palette is right before it
-    starts, then search, the palette toggle, instant navigation and copy buttons work."""
+def test_the_theme_script_starts_on_the_first_input_and_everything_it_does_works(built_site, tmp_path):
+    """What the theme's script does, checked as a reader would see it: before any input the page is
+    complete and dark for a dark system, and the theme's script has not been fetched; a tap on the
+    palette toggle as the first input switches the palette at once and starts the script, which keeps
+    it; "/" as the first input opens search; search, the palette toggle, instant navigation and copy
+    buttons then work."""
     page_path = "part-2/softmax/"
     with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
         context = bs.launch(playwright, tmp_path / "profile", viewport=bs.DESKTOP, color_scheme="dark")
@@ -196,8 +205,42 @@ def test_the_theme_script_starts_after_load_and_everything_it_does_works(built_s
             # A first visit by a reader whose system is dark is dark from the first paint on, before
             # the theme's script runs; the browser's own parts are dark too, and one toggle shows.
             assert parsed == {"scheme": "slate", "meta": "dark", "themeStarted": False, "toggles": [False, True]}, parsed
-            page.wait_for_function("() => typeof document$ !== 'undefined'")
-            assert page.evaluate("() => document.querySelectorAll('script[src*=\"bundle.\"]').length") == 1
+            page.evaluate(bs.SETTLED_JS)  # loaded, fonts ready, the browser idle: still no theme script
+            assert page.evaluate(THEME_STATE_JS) == {"started": False, "scripts": 0, "scheme": "slate", "meta": "dark",
+                                                     "toggles": [False, True]}
+
+            # The first input is a click on the palette toggle: the page switches to light at once,
+            # and the theme's script, started by that click, keeps the reader's choice.
+            page.locator('[data-md-component="palette"] label:not([hidden])').click()
+            page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'default'")
+            page.wait_for_function(bs.THEME_STARTED_JS)
+            page.evaluate(bs.SETTLED_JS)
+            assert page.evaluate(THEME_STATE_JS) == {"started": True, "scripts": 1, "scheme": "default", "meta": "light",
+                                                     "toggles": [True, False]}
+            # Stored where the theme keeps it, for the next page.
+            assert page.evaluate("() => __md_get('__palette')") == {
+                "index": 0, "color": {"media": "(prefers-color-scheme: light)", "scheme": "default", "primary": "indigo", "accent": "indigo"}}
+
+            # Loaded again (every load here is a first visit: bs.FORGET_PALETTE_JS), "/" pressed as the
+            # first input opens search, with the caret in the search field.
+            page.reload(wait_until="load")
+            page.evaluate(bs.SETTLED_JS)
+            assert page.evaluate(THEME_STATE_JS)["started"] is False
+            page.keyboard.press("/")
+            page.wait_for_function(bs.THEME_STARTED_JS)
+            page.wait_for_function("() => document.getElementById('__search').checked && "
+                                   "document.activeElement === document.querySelector('input.md-search__input')")
+            assert page.evaluate(THEME_STATE_JS)["scheme"] == "slate"
+            # A query typed while the search worker still builds its index is not searched again once
+            # it is ready, so type once the theme has replaced the text the page ships ("Initializing
+            # search"). That text comes from the built page: the worker may well be ready already.
+            shipped = re.search(r'class="md-search-result__meta">\s*([^<]*?)\s*<',
+                                (built_site / page_path / "index.html").read_text(encoding="utf-8")).group(1)
+            page.wait_for_function("(text) => document.querySelector('.md-search-result__meta').textContent.trim() !== text",
+                                   arg=shipped, timeout=30000)
+            page.keyboard.type("temperature", delay=20)  # as a reader types
+            page.wait_for_selector(".md-search-result__item", timeout=15000)
+            page.keyboard.press("Escape")
 
             def code_gets_a_copy_button() -> None:  # the theme mounts them once it knows the page is parsed
                 code = page.locator("article div.language-python").first
@@ -206,20 +249,7 @@ def test_the_theme_script_starts_after_load_and_everything_it_does_works(built_s
 
             code_gets_a_copy_button()
 
-            # Search finds the page's subject.
-            page.locator("label.md-search__icon, .md-search__input").first.click()
-            # A query typed while the search worker still builds its index is not searched again once
-            # it is ready, so type once the theme has replaced the text the page ships ("Initializing
-            # search"). That text comes from the built page: the worker may well be ready already.
-            shipped = re.search(r'class="md-search-result__meta">\s*([^<]*?)\s*<',
-                                (built_site / page_path / "index.html").read_text(encoding="utf-8")).group(1)
-            page.wait_for_function("(text) => document.querySelector('.md-search-result__meta').textContent.trim() !== text",
-                                   arg=shipped, timeout=30000)
-            page.locator("input.md-search__input").press_sequentially("temperature")  # as a reader types
-            page.wait_for_selector(".md-search-result__item", timeout=15000)
-
-            page.keyboard.press("Escape")
-            # The palette toggle switches to light, and the browser's colour scheme follows.
+            # The palette toggle, now the theme's, switches to light, and the browser's colour scheme follows.
             page.locator('[data-md-component="palette"] label:not([hidden])').click()
             page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'default'")
             assert page.evaluate("() => document.querySelector('meta[name=\"color-scheme\"]').content") == "light"
