@@ -136,6 +136,7 @@ LAST_CHUNK_MARGIN = 2  # the last chunk reserves this times its estimate (real h
 TAG = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][\w:-]*)\b[^>]*?(/?)>", re.S)
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 HEADING = re.compile(r"<h[1-6]\b")
+OUTPUT_BLOCK = re.compile(r'\s*<div class="language-output\b')  # stays with the code block above it
 # Boxes that scroll sideways when too wide. Until a chunk is drawn nobody knows which are, so in chunks
 # they start focusable (keyboard users can reach any that scrolls); once the chunk is drawn, the script
 # in overrides/main.html keeps tabindex on those that do scroll and removes it from the others.
@@ -195,7 +196,9 @@ def estimated_height(block: str) -> float:
 
 
 def chunked(html: str) -> str:
-    """Put each run of blocks between two headings, below the top of the page, in a ``div.md-chunk``.
+    """Put each run of blocks between two headings, below the top of the page, in a ``div.md-chunk``;
+    a run that starts in the top and goes on below it is cut where the top ends (not between a code
+    block and the output block under it).
 
     ``extra.css`` gives chunks ``content-visibility: auto``: the browser skips the style and layout
     of a chunk until it comes near the screen, so a long page of formulas and code no longer costs
@@ -238,6 +241,8 @@ def chunked(html: str) -> str:
             flush()
             out.append(block)
         else:
+            if run and run_top < EAGER_PX <= top and not OUTPUT_BLOCK.match(block):
+                flush()  # a section that starts in the top and goes on below it is cut where the top ends
             if not run:
                 run_top, run_height = top, 0.0
             run.append(block)

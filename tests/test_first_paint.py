@@ -90,6 +90,23 @@ def test_chunks_leave_the_top_and_the_headings_out():
     assert re.sub(r'<div class="md-chunk"[^>]*>|</div>', "", out) == html
 
 
+def test_a_long_first_section_is_chunked_below_the_top():
+    paragraph = "<p>" + "word " * 400 + "</p>"  # about 900 px on a phone
+    html = "<h1>T</h1>" + paragraph * 5 + '<h2 id="a">A</h2>' + paragraph
+    out = first_paint.chunked(html)
+    top = out[: out.index('<div class="md-chunk"')]
+    # What starts in the top stays out of chunks; the rest of the section is one chunk.
+    tops = [first_paint.estimated_height("<h1>T</h1>") + n * first_paint.estimated_height(paragraph) for n in range(5)]
+    assert top.count("<p>") == sum(1 for start in tops if start < first_paint.EAGER_PX) >= 1
+    assert out.count('class="md-chunk"') == 2
+    assert re.sub(r'<div class="md-chunk"[^>]*>|</div>', "", out) == html
+    # Never between a code block and its output (the copy-button test pairs them as siblings).
+    code = '<div class="language-python highlight"><pre><code>' + "x = 1\n" * 80 + "</code></pre></div>"
+    output = '<div class="language-output highlight"><pre><code>1</code></pre></div>'
+    out = first_paint.chunked("<h1>T</h1>" + code + output + paragraph * 2)
+    assert code + output in out and out.count('class="md-chunk"') == 1
+
+
 def test_collapsed_solutions_count_as_one_line():
     solution = '<details class="success"><summary>Solution</summary><pre><code>' + "x = 1\n" * 40 + "</code></pre></details>"
     assert first_paint.estimated_height(solution) < 100
