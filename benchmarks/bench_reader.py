@@ -18,7 +18,8 @@
    navigation. Medians are printed.
 2. Lighthouse 12.2.3, mobile (its default), on every chapter page, gzip server, Debian's chromium;
    --lighthouse-runs runs per page (default 3), the median run reported.
-3. Page weight: bytes sent by the server for a cold first load of every chapter page.
+3. Page weight: bytes sent by the server for a cold first load of every chapter page, and then for the
+   reader's first input, which fetches the theme's script and the search index (overrides/main.html).
 4. Build time: `mkdocs build --strict` against a bare MkDocs build (theme mkdocs, no plugins, no hooks,
    the same Markdown extensions; also printed: without them) of the same docs/; doc-test time:
    `pytest docs` against executing the same blocks, expanded the same way, in one plain Python process.
@@ -204,7 +205,13 @@ def build(config: Path | None, site: Path, strict: bool) -> float:
 # --- cold loads ---------------------------------------------------------------------------------
 
 
-def cold_load(browser, server: bs.SiteServer, path: str) -> dict:
+# The text the theme's search shows until its worker has loaded the index.
+SEARCH_META_JS = "() => { const meta = document.querySelector('.md-search-result__meta'); return meta ? meta.textContent.trim() : null; }"
+
+
+def cold_load(browser, server: bs.SiteServer, path: str, wake: bool = False) -> dict:
+    """One cold load; with ``wake``, then the reader's first input (a scroll), which starts the theme's
+    script (overrides/main.html), and the bytes that costs until search is ready (``bytes_after_input``)."""
     context = browser.new_context(viewport=bs.PHONE, device_scale_factor=2)
     try:
         context.add_init_script(MEASURE_JS)
@@ -215,6 +222,14 @@ def cold_load(browser, server: bs.SiteServer, path: str) -> dict:
         page.wait_for_load_state("networkidle")
         result = page.evaluate("() => ({ready: __bench.ready, complete: __bench.complete, cls: __bench.cls})")
         result["bytes"] = server.take_bytes_sent()
+        if wake:
+            shipped = page.evaluate(SEARCH_META_JS)
+            page.mouse.wheel(0, 1)
+            page.wait_for_function(bs.THEME_STARTED_JS, timeout=30000)
+            if shipped is not None:
+                page.wait_for_function(f"() => ({SEARCH_META_JS})() !== {json.dumps(shipped)}", timeout=30000)
+            page.wait_for_load_state("networkidle")
+            result["bytes_after_input"] = server.take_bytes_sent()
         return result
     finally:
         context.close()
@@ -259,7 +274,8 @@ def measure_math(sites: dict[str, Path], pages: list[str], loads: int) -> dict:
     return results
 
 
-def page_weights(site: Path, pages: list[str]) -> dict[str, int]:
+def page_weights(site: Path, pages: list[str]) -> dict[str, dict[str, int]]:
+    """Bytes of a cold first load of each page, and then of the reader's first input."""
     from playwright.sync_api import sync_playwright
 
     weights = {}
@@ -267,7 +283,8 @@ def page_weights(site: Path, pages: list[str]) -> dict[str, int]:
         browser = playwright.chromium.launch(executable_path=bs.chromium_path(), headless=True, args=bs.CHROMIUM_ARGS)
         try:
             for page in pages:
-                weights[page] = cold_load(browser, server, page)["bytes"]
+                load = cold_load(browser, server, page, wake=True)
+                weights[page] = {"load": load["bytes"], "after_input": load["bytes_after_input"]}
         finally:
             browser.close()
     return weights
@@ -440,13 +457,17 @@ def main() -> int:
         say(f"page weight of {len(chapters)} chapter pages")
         weights = page_weights(sites["shipped"], chapters)
         report["weights"] = weights
-        heaviest = max(weights, key=weights.get) if weights else None
-        over = [page for page, size in weights.items() if size > 300 * 1024]
-        lines += ["## Page weight (cold first load, gzip, bytes sent by the server)", ""]
+        # Judged with the reader's first input included: the theme's script and the search index
+        # are part of reading the page, only fetched later.
+        totals = {page: size["load"] + size["after_input"] for page, size in weights.items()}
+        heaviest = max(totals, key=totals.get) if totals else None
+        over = [page for page, size in totals.items() if size > 300 * 1024]
+        lines += ["## Page weight (cold first load, then the reader's first input; gzip, bytes sent by the server)", ""]
         if heaviest:
-            lines.append(f"{len(weights)} chapter pages: median {median(list(weights.values())) / 1024:.0f} KiB, "
-                         f"heaviest {heaviest} {weights[heaviest] / 1024:.0f} KiB (target <= 300 KB each: "
-                         f"{'met' if not over else 'MISSED on ' + ', '.join(over)})")
+            lines.append(f"{len(weights)} chapter pages: on load median {median([w['load'] for w in weights.values()]) / 1024:.0f} KiB, "
+                         f"heaviest {max(w['load'] for w in weights.values()) / 1024:.0f} KiB; with the first input (theme script, "
+                         f"search index) median {median(list(totals.values())) / 1024:.0f} KiB, heaviest {heaviest} "
+                         f"{totals[heaviest] / 1024:.0f} KiB (target <= 300 KB each: {'met' if not over else 'MISSED on ' + ', '.join(over)})")
         lines.append("")
         flush()
 
