@@ -205,10 +205,6 @@ def build(config: Path | None, site: Path, strict: bool) -> float:
 # --- cold loads ---------------------------------------------------------------------------------
 
 
-# The text the theme's search shows until its worker has loaded the index.
-SEARCH_META_JS = "() => { const meta = document.querySelector('.md-search-result__meta'); return meta ? meta.textContent.trim() : null; }"
-
-
 def cold_load(browser, server: bs.SiteServer, path: str, wake: bool = False) -> dict:
     """One cold load; with ``wake``, then the reader's first input (a scroll), which starts the theme's
     script (overrides/main.html), and the bytes that costs until search is ready (``bytes_after_input``)."""
@@ -223,11 +219,11 @@ def cold_load(browser, server: bs.SiteServer, path: str, wake: bool = False) -> 
         result = page.evaluate("() => ({ready: __bench.ready, complete: __bench.complete, cls: __bench.cls})")
         result["bytes"] = server.take_bytes_sent()
         if wake:
-            shipped = page.evaluate(SEARCH_META_JS)
+            shipped = page.evaluate(bs.SEARCH_META_JS)
             page.mouse.wheel(0, 1)
             page.wait_for_function(bs.THEME_STARTED_JS, timeout=30000)
             if shipped is not None:
-                page.wait_for_function(f"() => ({SEARCH_META_JS})() !== {json.dumps(shipped)}", timeout=30000)
+                page.wait_for_function(f"(shipped) => ({bs.SEARCH_META_JS})() !== shipped", arg=shipped, timeout=30000)
             page.wait_for_load_state("networkidle")
             result["bytes_after_input"] = server.take_bytes_sent()
         return result

@@ -199,10 +199,6 @@ def site_pages(site: Path) -> list[str]:
 
 # --- collecting what a reader sees --------------------------------------------------------------
 
-# Runs in the page. Waits until KaTeX's fonts are in and the browser has been idle once after that: the
-# page's own script (overrides/main.html) makes the boxes that scroll sideways reachable by keyboard
-# when the browser is idle after the fonts arrive, and idle callbacks run in the order they were asked
-# for, so this one runs after it. A page is judged as it stands once it has settled.
 # Runs in the page. The theme's script starts on the reader's first input (overrides/main.html); a
 # page of the theme (it carries the theme's config) is ready once the script runs. Pages without the
 # theme (the broken page of the tests) have nothing to wait for.
@@ -210,6 +206,16 @@ THEME_STARTED_JS = """
 () => document.getElementById("__config") === null || typeof document$ !== "undefined"
 """
 
+# Runs in the page. What the theme's search says of itself: the page ships "Initializing search", and
+# the theme replaces it once its worker has loaded the index.
+SEARCH_META_JS = """
+() => { const meta = document.querySelector(".md-search-result__meta"); return meta ? meta.textContent.trim() : null; }
+"""
+
+# Runs in the page. Waits until KaTeX's fonts are in and the browser has been idle once after that: the
+# page's own script (overrides/main.html) makes the boxes that scroll sideways reachable by keyboard
+# when the browser is idle after the fonts arrive, and idle callbacks run in the order they were asked
+# for, so this one runs after it. A page is judged as it stands once it has settled.
 SETTLED_JS = """
 () => document.fonts.ready.then(() => new Promise(resolve =>
   (window.requestIdleCallback || window.setTimeout)(() => resolve(true))))

@@ -157,20 +157,15 @@ def test_copied_blocks_print_their_output(reading):
 
 # --- the theme's script, which starts on the reader's first input (overrides/main.html) ----------
 
-FIRST_PARSE_JS = """
-document.addEventListener("DOMContentLoaded", () => {
-  if (window.__parsed) return;  // the theme's script is told again later (overrides/main.html)
-  const meta = document.querySelector('meta[name="color-scheme"]');
-  window.__parsed = {scheme: document.body.getAttribute("data-md-color-scheme"), meta: meta && meta.content,
-                     themeStarted: typeof document$ !== "undefined",
-                     toggles: [...document.querySelectorAll('[data-md-component="palette"] label')].map(label => !label.hidden)};
-});
-"""
 THEME_STATE_JS = """
 () => ({started: typeof document$ !== "undefined", scripts: document.querySelectorAll('script[src*="bundle."]').length,
         scheme: document.body.getAttribute("data-md-color-scheme"),
         meta: document.querySelector('meta[name="color-scheme"]').content,
         toggles: [...document.querySelectorAll('[data-md-component="palette"] label')].map(label => !label.hidden)})
+"""
+# The same, once the page is parsed (the theme's script is told it again later: overrides/main.html).
+FIRST_PARSE_JS = f"""
+document.addEventListener("DOMContentLoaded", () => {{ if (!window.__parsed) window.__parsed = ({THEME_STATE_JS})(); }});
 """
 
 
@@ -204,7 +199,7 @@ def test_the_theme_script_starts_on_the_first_input_and_everything_it_does_works
             parsed = page.evaluate("() => window.__parsed")
             # A first visit by a reader whose system is dark is dark from the first paint on, before
             # the theme's script runs; the browser's own parts are dark too, and one toggle shows.
-            assert parsed == {"scheme": "slate", "meta": "dark", "themeStarted": False, "toggles": [False, True]}, parsed
+            assert parsed == {"started": False, "scripts": 0, "scheme": "slate", "meta": "dark", "toggles": [False, True]}, parsed
             page.evaluate(bs.SETTLED_JS)  # loaded, fonts ready, the browser idle: still no theme script
             assert page.evaluate(THEME_STATE_JS) == {"started": False, "scripts": 0, "scheme": "slate", "meta": "dark",
                                                      "toggles": [False, True]}
@@ -236,8 +231,7 @@ def test_the_theme_script_starts_on_the_first_input_and_everything_it_does_works
             # search"). That text comes from the built page: the worker may well be ready already.
             shipped = re.search(r'class="md-search-result__meta">\s*([^<]*?)\s*<',
                                 (built_site / page_path / "index.html").read_text(encoding="utf-8")).group(1)
-            page.wait_for_function("(text) => document.querySelector('.md-search-result__meta').textContent.trim() !== text",
-                                   arg=shipped, timeout=30000)
+            page.wait_for_function(f"(shipped) => ({bs.SEARCH_META_JS})() !== shipped", arg=shipped, timeout=30000)
             page.keyboard.type("temperature", delay=20)  # as a reader types
             page.wait_for_selector(".md-search-result__item", timeout=15000)
             page.keyboard.press("Escape")
