@@ -261,6 +261,33 @@ def test_the_theme_script_starts_on_the_first_input_and_everything_it_does_works
             context.close()
 
 
+def test_the_navigation_drawer_opens_on_a_phone(built_site, tmp_path):
+    """On a phone the navigation is a drawer whose contents the browser leaves unstyled and unlaid-out
+    until it is opened (extra.css). Opened by its menu button, with no script yet, it shows the
+    chapters of the current part, each link drawn where a tap finds it, and a tap goes there."""
+    with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
+        context = bs.launch(playwright, tmp_path / "profile", viewport=bs.PHONE)
+        try:
+            bs.block_external_hosts(context, server.origin)
+            page = context.new_page()
+            page.goto(server.base + "part-3/derivatives/", wait_until="load")
+            nav = "nav.md-nav--primary"
+            assert page.evaluate(f"() => getComputedStyle(document.querySelector('{nav}')).contentVisibility") == "auto"
+            page.locator('label.md-header__button[for="__drawer"]').click()
+            page.wait_for_function("() => document.getElementById('__drawer').checked")
+            link = page.locator(nav).get_by_role("link", name="The chain rule", exact=True)
+            # Drawn and on top where the reader taps once the drawer has slid in (its transition ends).
+            page.wait_for_function("""(link) => {
+                const box = link.getBoundingClientRect();
+                return box.width > 0 && box.height > 0 && box.left >= 0 && box.right <= innerWidth
+                    && link.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2));
+            }""", arg=link.element_handle(), timeout=10000)
+            link.click()
+            page.wait_for_url("**/part-3/chain-rule/")
+        finally:
+            context.close()
+
+
 # --- the checks would fail ----------------------------------------------------------------------
 
 BROKEN_PAGE = r"""<!doctype html>
