@@ -6,7 +6,8 @@ round trip before anything is drawn (Lighthouse put first paint at 1.6-2.3 s wit
 with one). ``on_env`` joins them, in the same order and so with the same cascade, into
 ``assets/stylesheets/site.<hash>.css``; ``url()`` references are rewritten for the new location and
 the hash changes with the content, so a browser never keeps a stale copy. A stylesheet this hook cannot
-read at that point stays a link of its own.
+read at that point stays a link of its own. After the build, hooks/unused_rules.py takes out the rules
+that no page uses and renames the file by its new content.
 
 Tables drawn once, complete, and wrapped as the theme's script wraps them. A browser paints a page
 before it has parsed all of it (a phone after every few hundred elements, and a row of formulas is
