@@ -57,13 +57,10 @@ def test_an_unbalanced_stylesheet_is_an_error():
         raise AssertionError(f"no error for {css!r}")
 
 
-def test_classes_of_pages_words_of_scripts_and_the_prefixes_scripts_complete(tmp_path):
-    (tmp_path / "index.html").write_text(
-        """<div class="md-typeset one">text</div><svg class='icon'></svg><p class=bare>more</p>
-        <script>document.body.classList.add("inline-added")</script>""", encoding="utf-8")
-    (tmp_path / "app.js").write_text('e.classList.add("md-header--shadow");x=`tabbed-control--${d}`', encoding="utf-8")
-    (tmp_path / "style.css").write_text(".three{}", encoding="utf-8")
-    words, prefixes = unused_rules.used_words(tmp_path)
+def test_classes_of_pages_words_of_scripts_and_the_prefixes_scripts_complete():
+    page = """<div class="md-typeset one">text</div><svg class='icon'></svg><p class=bare>more</p>
+        <style>.three{}</style><script>document.body.classList.add("inline-added")</script>"""
+    words, prefixes = unused_rules.used_words([page], ['e.classList.add("md-header--shadow");x=`tabbed-control--${d}`'])
     assert {"md-typeset", "one", "icon", "bare", "inline-added", "md-header--shadow"} <= words
     assert not {"text", "more", "three"} & words  # a page's text names no class; a stylesheet is not a use
     assert prefixes == ("tabbed-control--",)
