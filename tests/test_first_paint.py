@@ -71,6 +71,18 @@ def test_top_level_blocks_and_what_is_not_cut():
     assert first_paint.top_level_blocks("<p>a</p></div>") is None
     assert first_paint.top_level_blocks("<div><p>a</p>") is None
     assert first_paint.top_level_blocks("<p>a</p><script>if (a < b) {}</script>") is None
+    # A <pre> is read whole, its highlighted tokens included; a comment's tags are not counted.
+    code = '<pre><span></span><code><span class="n">a</span> &lt; <b>b</b>\n</code></pre>'
+    assert first_paint.top_level_blocks(f'<div class="highlight">{code}<!-- <p> --></div>{code}<p>c</p>') == [
+        f'<div class="highlight">{code}<!-- <p> --></div>', code, "<p>c</p>", ""]
+    assert first_paint.top_level_blocks("<p>a</p><pre><code>never closed</code>") is None
+
+
+def test_code_lines_and_collapsed_solutions_in_the_height_estimate():
+    code = '<div class="highlight"><pre><code><span>a</span>\n<span>b</span>\n</code></pre></div>'
+    assert first_paint.estimated_height(code) == 3 * 19 + 24  # two newlines: three lines
+    solution = '<details class="tip"><summary>S</summary><pre><code>' + "x\n" * 50 + "</code></pre></details>"
+    assert first_paint.estimated_height(solution) == 48 + 24
 
 
 def test_chunks_leave_the_top_and_the_headings_out():
