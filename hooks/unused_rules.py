@@ -45,11 +45,12 @@ SOURCE_MARK = re.compile(r"/\* [\w./-]+\.css \*/")  # hooks/first_paint.py heads
 def used_words(pages, scripts) -> tuple[set[str], tuple[str, ...]]:
     """The words of every ``class`` attribute of ``pages`` (their HTML) and of every script (the
     site's script files, and the pages' inline scripts), and the class prefixes the scripts complete."""
-    words: set[str] = set()
+    attributes: set[str] = set()  # split once each: pages repeat the same few thousand values
     scripts = list(scripts)
     for html in pages:
-        words.update(" ".join(CLASS_ATTRIBUTE.findall(html)).split())
+        attributes.update(CLASS_ATTRIBUTE.findall(html))
         scripts += INLINE_SCRIPT.findall(html)
+    words = set(" ".join(attributes).split())
     prefixes: set[str] = set()
     for script in set(scripts):  # most pages carry the same inline scripts
         words.update(WORD.findall(script))

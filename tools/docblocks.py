@@ -14,7 +14,6 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy
 import yaml
 
 PYTHON_LANGS = {"python", "py", "python3"}
@@ -178,6 +177,8 @@ def normalize(text: str) -> str:
 
 def run_block(code: str, filename: str, namespace: dict) -> str:
     """Execute ``code`` in ``namespace`` and return what it printed; NumPy's print options are restored."""
+    import numpy  # here, not at the top: every build imports this module (hooks/notebooks.py) and runs no block
+
     saved_options = numpy.get_printoptions()
     stdout = io.StringIO()
     try:
