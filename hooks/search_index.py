@@ -2,8 +2,10 @@
 
 Every page downloads the index on its first load. Code blocks, printed outputs (rows of numbers) and
 the library source repeated under each reference entry made up two thirds of its bytes and pushed
-chapter pages over their 300 KB first-load budget. Prose, headings, inline code (where the chapters
-name every function they use) and the reference's signatures and docstrings stay searchable.
+chapter pages over their 300 KB first-load budget. So no highlighted block is indexed -- chapters'
+code and outputs, labs' cells, docstrings' examples -- but the reference's signatures. Prose,
+headings, inline code (where the chapters name every function they use), signatures and docstrings
+stay searchable.
 
 Material's search skips any element with a ``data-search-exclude`` attribute, but its HTML parser
 still reads every tag inside one (every token of every highlighted line), which was the largest
@@ -15,8 +17,10 @@ from __future__ import annotations
 
 import re
 
+# Every highlighted block (chapters' code and outputs, labs' cells, docstring examples) but the
+# reference's signatures, and the library source under each reference entry.
 NOT_SEARCHED = re.compile(
-    r'<(div class="language-(?:output|python|text|bash) highlight"|details class="mkdocstrings-source")'
+    r'<(div class="(?![^"]*\bdoc-signature\b)[^"]*\bhighlight\b[^"]*"|details class="mkdocstrings-source")'
 )
 EXCLUDED_START = re.compile(r"<(\w+)\b[^>]*\sdata-search-exclude\b[^>]*>")
 

@@ -246,11 +246,14 @@ def test_figures_reserve_their_space_and_load_lazily(built_site):
     assert images > 0
 
 
-def test_outputs_formulas_and_reference_source_stay_out_of_the_search_index(built_site):
+def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index(built_site):
     index = (built_site / "search" / "search_index.json").read_text(encoding="utf-8")
     assert 'class="katex' not in index and "katex-mathml" not in index
     assert "[0.65900114 0.24243297 0.09856589]" not in index  # an output on the softmax page
+    assert "def check(name, answer, expected" not in index  # a lab's code cell
+    assert "&gt;&gt;&gt;" not in index  # a docstring's example
     assert "softmax" in index
+    assert "naive_softmax(x, axis=-1)" in index  # the reference's signatures stay
 
 
 def test_search_parser_is_fed_the_page_without_excluded_elements():
