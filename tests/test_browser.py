@@ -288,6 +288,34 @@ def test_the_navigation_drawer_opens_on_a_phone(built_site, tmp_path):
             context.close()
 
 
+def test_the_hidden_mathml_is_laid_out_in_katex_font_and_still_read(built_site, tmp_path):
+    """The MathML that KaTeX writes for screen readers is laid out in KaTeX's own font with its letters
+    as written (extra.css): no search for a system font per math-alphabet character. It stays in the
+    accessibility tree, formula by formula, with the letters of the source."""
+    with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
+        context = bs.launch(playwright, tmp_path / "profile", viewport=bs.PHONE)
+        try:
+            bs.block_external_hosts(context, server.origin)
+            page = context.new_page()
+            page.goto(server.base + "part-3/derivatives/", wait_until="load")
+            styles = page.evaluate("""() => {
+                const seen = (selector, property) => [...new Set([...document.querySelectorAll(selector)]
+                    .map(node => getComputedStyle(node)[property]))];
+                return {katex: seen(".katex", "fontFamily"), math: seen(".katex-mathml math", "fontFamily"),
+                        mi: seen(".katex-mathml mi", "textTransform"), formulas: document.querySelectorAll(".katex").length};
+            }""")
+            assert styles["formulas"] > 20
+            assert len(styles["katex"]) == 1 and styles["katex"][0].startswith("KaTeX_Main"), styles
+            assert styles["math"] == styles["katex"], styles
+            assert styles["mi"] == ["none"], styles
+            tree = context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+            names = {node.get("name", {}).get("value") for node in tree}
+            assert sum(node.get("role", {}).get("value") in ("math", "MathMLMath") for node in tree) > 20
+            assert "f" in names and "\U0001d453" not in names  # the letter f, not MATHEMATICAL ITALIC SMALL F
+        finally:
+            context.close()
+
+
 # --- the checks would fail ----------------------------------------------------------------------
 
 BROKEN_PAGE = r"""<!doctype html>
