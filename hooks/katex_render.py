@@ -279,7 +279,7 @@ def fonts_used(page_html: str) -> list[str]:
     """
     if 'class="katex' not in page_html:
         return []
-    # Split each distinct class attribute once: a page repeats KaTeX's few dozen thousands of times.
+    # Split each distinct class attribute once: a page repeats KaTeX's few dozen values thousands of times.
     present = {token for classes in set(re.findall(r'class="([^"]*)"', page_html)) for token in classes.split()}
     return sorted({font for classes, font in _font_rules() if classes <= present})
 
