@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -261,59 +262,59 @@ def test_the_theme_script_starts_on_the_first_input_and_everything_it_does_works
             context.close()
 
 
-def test_the_navigation_drawer_opens_on_a_phone(built_site, tmp_path):
-    """On a phone the navigation is a drawer whose contents the browser leaves unstyled and unlaid-out
-    until it is opened (extra.css). Opened by its menu button, with no script yet, it shows the
-    chapters of the current part, each link drawn where a tap finds it, and a tap goes there."""
-    with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
+@contextmanager
+def phone_page(site: Path, tmp_path: Path, path: str):
+    """``path`` of the built site loaded in a fresh Chromium at a phone's width, nothing external allowed."""
+    with bs.SiteServer(site, bs.site_prefix()) as server, sync_playwright() as playwright:
         context = bs.launch(playwright, tmp_path / "profile", viewport=bs.PHONE)
         try:
             bs.block_external_hosts(context, server.origin)
             page = context.new_page()
-            page.goto(server.base + "part-3/derivatives/", wait_until="load")
-            nav = "nav.md-nav--primary"
-            assert page.evaluate(f"() => getComputedStyle(document.querySelector('{nav}')).contentVisibility") == "auto"
-            page.locator('label.md-header__button[for="__drawer"]').click()
-            page.wait_for_function("() => document.getElementById('__drawer').checked")
-            link = page.locator(nav).get_by_role("link", name="The chain rule", exact=True)
-            # Drawn and on top where the reader taps once the drawer has slid in (its transition ends).
-            page.wait_for_function("""(link) => {
-                const box = link.getBoundingClientRect();
-                return box.width > 0 && box.height > 0 && box.left >= 0 && box.right <= innerWidth
-                    && link.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2));
-            }""", arg=link.element_handle(), timeout=10000)
-            link.click()
-            page.wait_for_url("**/part-3/chain-rule/")
+            page.goto(server.base + path, wait_until="load")
+            yield page
         finally:
             context.close()
+
+
+def test_the_navigation_drawer_opens_on_a_phone(built_site, tmp_path):
+    """On a phone the navigation is a drawer whose contents the browser leaves unstyled and unlaid-out
+    until it is opened (extra.css). Opened by its menu button, with no script yet, it shows the
+    chapters of the current part, each link drawn where a tap finds it, and a tap goes there."""
+    with phone_page(built_site, tmp_path, "part-3/derivatives/") as page:
+        nav = "nav.md-nav--primary"
+        assert page.evaluate(f"() => getComputedStyle(document.querySelector('{nav}')).contentVisibility") == "auto"
+        page.locator('label.md-header__button[for="__drawer"]').click()
+        page.wait_for_function("() => document.getElementById('__drawer').checked")
+        link = page.locator(nav).get_by_role("link", name="The chain rule", exact=True)
+        # Drawn and on top where the reader taps once the drawer has slid in (its transition ends).
+        page.wait_for_function("""(link) => {
+            const box = link.getBoundingClientRect();
+            return box.width > 0 && box.height > 0 && box.left >= 0 && box.right <= innerWidth
+                && link.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2));
+        }""", arg=link.element_handle(), timeout=10000)
+        link.click()
+        page.wait_for_url("**/part-3/chain-rule/")
 
 
 def test_the_hidden_mathml_is_laid_out_in_katex_font_and_still_read(built_site, tmp_path):
     """The MathML that KaTeX writes for screen readers is laid out in KaTeX's own font with its letters
     as written (extra.css): no search for a system font per math-alphabet character. It stays in the
     accessibility tree, formula by formula, with the letters of the source."""
-    with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
-        context = bs.launch(playwright, tmp_path / "profile", viewport=bs.PHONE)
-        try:
-            bs.block_external_hosts(context, server.origin)
-            page = context.new_page()
-            page.goto(server.base + "part-3/derivatives/", wait_until="load")
-            styles = page.evaluate("""() => {
-                const seen = (selector, property) => [...new Set([...document.querySelectorAll(selector)]
-                    .map(node => getComputedStyle(node)[property]))];
-                return {katex: seen(".katex", "fontFamily"), math: seen(".katex-mathml math", "fontFamily"),
-                        mi: seen(".katex-mathml mi", "textTransform"), formulas: document.querySelectorAll(".katex").length};
-            }""")
-            assert styles["formulas"] > 20
-            assert len(styles["katex"]) == 1 and styles["katex"][0].startswith("KaTeX_Main"), styles
-            assert styles["math"] == styles["katex"], styles
-            assert styles["mi"] == ["none"], styles
-            tree = context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
-            names = {node.get("name", {}).get("value") for node in tree}
-            assert sum(node.get("role", {}).get("value") in ("math", "MathMLMath") for node in tree) > 20
-            assert "f" in names and "\U0001d453" not in names  # the letter f, not MATHEMATICAL ITALIC SMALL F
-        finally:
-            context.close()
+    with phone_page(built_site, tmp_path, "part-3/derivatives/") as page:
+        styles = page.evaluate("""() => {
+            const seen = (selector, property) => [...new Set([...document.querySelectorAll(selector)]
+                .map(node => getComputedStyle(node)[property]))];
+            return {katex: seen(".katex", "fontFamily"), math: seen(".katex-mathml math", "fontFamily"),
+                    mi: seen(".katex-mathml mi", "textTransform"), formulas: document.querySelectorAll(".katex").length};
+        }""")
+        assert styles["formulas"] > 20
+        assert len(styles["katex"]) == 1 and styles["katex"][0].startswith("KaTeX_Main"), styles
+        assert styles["math"] == styles["katex"], styles
+        assert styles["mi"] == ["none"], styles
+        tree = page.context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+        names = {node.get("name", {}).get("value") for node in tree}
+        assert sum(node.get("role", {}).get("value") in ("math", "MathMLMath") for node in tree) > 20
+        assert "f" in names and "\U0001d453" not in names  # the letter f, not MATHEMATICAL ITALIC SMALL F
 
 
 # --- the checks would fail ----------------------------------------------------------------------
