@@ -229,7 +229,7 @@ def _render_toc(items, where: str) -> None:
 def on_page_content(html_text, page, config, files):
     # Formulas stay placeholders until the page is written (on_post_page): the search plugin then
     # parses a few characters per formula instead of KaTeX's hundreds of elements. They are kept out of
-    # the index (data-search-exclude): KaTeX writes each one three times (HTML, MathML, TeX), which made
+    # the index (data-search-exclude): KaTeX wrote each one three times (HTML, MathML, TeX), which made
     # the index that every page downloads several times larger.
     _render_toc(page.toc, page.file.src_uri)
     return PLACEHOLDER.sub(r'<\1 data-search-exclude class="arithmatex">', html_text)

@@ -77,13 +77,13 @@ def chromium_path(install: bool = True) -> str:
     raise RuntimeError(f"Debian's chromium is needed for the browser tests; install it with: sudo sh -c '{INSTALL_CHROMIUM}'")
 
 
-def launch(playwright, user_data_dir: str | Path, **context_options):
+def launch(playwright, user_data_dir: str | Path, extra_args: tuple[str, ...] = (), **context_options):
     """A persistent context (a fresh profile in ``user_data_dir``) of Debian's chromium."""
     context = playwright.chromium.launch_persistent_context(
         str(user_data_dir),
         executable_path=chromium_path(),
         headless=True,
-        args=CHROMIUM_ARGS,
+        args=[*CHROMIUM_ARGS, *extra_args],
         **context_options,
     )
     context.add_init_script(FORGET_PALETTE_JS)

@@ -17,7 +17,10 @@ for await (const line of lines) {
       output: "htmlAndMathml",
       trust: false,
     });
-    answer = { html };
+    // KaTeX also writes the TeX source into the MathML (<annotation>), hidden by the browser's own
+    // style. Where the browser skips styling (the MathML itself, extra.css; a chunk not yet drawn,
+    // hooks/first_paint.py) nothing hides it, and a screen reader read the source after each formula.
+    answer = { html: html.replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/g, "") };
   } catch (err) {
     answer = { error: String(err && err.message ? err.message : err) };
   }
