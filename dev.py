@@ -24,6 +24,14 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / "python"
+# Set for every build, serve and test run (and for the builds benchmarks/bench_reader.py times).
+BUILD_ENV = {
+    "NO_MKDOCS_2_WARNING": "1",  # the theme's end-of-life banner, printed on every build
+    # mkdocs-jupyter imports nbconvert's command-line app, whose class body lists the exporters it could
+    # offer on the command line by loading and instantiating each one: 0.4-0.5 s of every build, for a
+    # help text. With this set it lists them by name only; the pages are the same byte for byte.
+    "NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1",
+}
 
 
 def say(message: str) -> None:
@@ -97,7 +105,8 @@ def main(argv: list[str]) -> int:
     if task == "test":
         ensure_chromium()
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's end-of-life banner, printed on every build
+    for name, value in BUILD_ENV.items():
+        os.environ.setdefault(name, value)
     if task == "serve":
         os.environ.setdefault("MKDOCS_SITE_URL", "http://127.0.0.1:8000/")  # serve at the root, not /repo-name/
         command = [BIN / "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]

@@ -21,7 +21,8 @@
 3. Page weight: bytes sent by the server for a cold first load of every chapter page, and then for the
    reader's first input, which fetches the theme's script and the search index (overrides/main.html).
 4. Build time: `mkdocs build --strict` against a bare MkDocs build (theme mkdocs, no plugins, no hooks,
-   the same Markdown extensions; also printed: without them) of the same docs/; doc-test time:
+   the same Markdown extensions; also printed: without them) of the same docs/, both in the
+   environment dev.py builds in (dev.BUILD_ENV); doc-test time:
    `pytest docs` against executing the same blocks, expanded the same way, in one plain Python process.
 
 Nothing here is a test: it prints a report (and writes benchmarks/build/report.json).
@@ -49,13 +50,14 @@ HERE = ROOT / "benchmarks"
 BUILD = HERE / "build"  # ignored by git (.gitignore: build/)
 sys.path.insert(0, str(ROOT))
 
+from dev import BUILD_ENV  # noqa: E402
 from tests import browser_support as bs  # noqa: E402
 
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 MATHJAX_ES5 = HERE / "node_modules" / "mathjax" / "es5"
 LIGHTHOUSE = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
 MKDOCS = [sys.executable, "-m", "mkdocs"]
-ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+ENV = {**os.environ, **BUILD_ENV}  # the environment dev.py builds in, for every build timed here
 
 # mkdocs-material's documented setups ("Math" page of its reference), with local copies of the scripts.
 KATEX_JS = """document$.subscribe(({ body }) => {
