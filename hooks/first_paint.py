@@ -133,6 +133,7 @@ def on_page_content(html, page, config, files):
 
 EAGER_PX = 1500  # estimated height (at phone width) of the top of a page, never put in a chunk
 MIN_CHUNK_PX = 300  # smaller runs are not worth a chunk
+MAX_CHUNK_PX = 800  # a longer run is cut into chunks of about this height (see chunked)
 LAST_CHUNK_MARGIN = 2  # the last chunk reserves this times its estimate (real heights: 0.8-1.4 times)
 # One tag, comment or whole <pre> (it holds no block, and its highlighted tokens were most of the
 # tags). Every branch starts after the "<" (so the regex engine jumps from "<" to "<"), and a body is
@@ -210,8 +211,8 @@ def estimated_height(block: str) -> float:
 
 def chunked(html: str) -> str:
     """Put each run of blocks between two headings, below the top of the page, in a ``div.md-chunk``;
-    a run that starts in the top and goes on below it is cut where the top ends (not between a code
-    block and the output block under it).
+    a run that starts in the top and goes on below it is cut where the top ends, and a long run is cut
+    into chunks of about ``MAX_CHUNK_PX`` (never between a code block and the output block under it).
 
     ``extra.css`` gives chunks ``content-visibility: auto``: the browser skips the style and layout
     of a chunk until it comes near the screen, so a long page of formulas and code no longer costs
@@ -222,6 +223,12 @@ def chunked(html: str) -> str:
     (``contain-intrinsic-size``) until it has been drawn once. Chunks are drawn only as the reader
     scrolls near them: drawing the rest once the page had loaded cost a phone one long task per
     chunk (nine on part-3/optimizers, about 600 ms of Lighthouse's total blocking time).
+
+    "Near" is generous: Chromium draws a chunk once any part of it is within more than a screen of the
+    screen (one starting 1,000 px below an 823 px screen was drawn), and then all of it. A section of 3,200 px starting just below the top was drawn
+    whole with the first paint (part-4/backprop: 2,389 elements, the first style and layout 160-180 ms
+    in Lighthouse's traces against 75-107 on part-3/derivatives); cut into chunks of a phone screen,
+    only those near it are.
 
     The run after the last heading reserves twice its estimate. A chunk not yet drawn takes the
     height it reserves, but a tool that asks where its contents are (an accessibility checker) gets
@@ -254,8 +261,11 @@ def chunked(html: str) -> str:
             flush()
             out.append(block)
         else:
-            if run and run_top < EAGER_PX <= top and not OUTPUT_BLOCK.match(block):
-                flush()  # a section that starts in the top and goes on below it is cut where the top ends
+            if run and not OUTPUT_BLOCK.match(block) and (
+                run_top < EAGER_PX <= top  # a section that starts in the top is cut where the top ends
+                or run_top >= EAGER_PX and MIN_CHUNK_PX <= run_height and run_height + height > MAX_CHUNK_PX
+            ):
+                flush()
             if not run:
                 run_top, run_height = top, 0.0
             run.append(block)

@@ -87,8 +87,9 @@ def test_code_lines_and_collapsed_solutions_in_the_height_estimate():
 
 def test_chunks_leave_the_top_and_the_headings_out():
     paragraph = "<p>" + "word " * 400 + "</p>"  # about 900 px on a phone
-    html = ("<h1>T</h1>" + paragraph * 2 + '<h2 id="a">A</h2>' + paragraph * 2 + '<h2 id="b">B</h2>' + paragraph
-            + '<h2 id="c">C</h2>' + paragraph)
+    short = "<p>" + "word " * 150 + "</p>"  # about 350 px
+    html = ("<h1>T</h1>" + paragraph * 2 + '<h2 id="a">A</h2>' + short * 2 + '<h2 id="b">B</h2>' + short
+            + '<h2 id="c">C</h2>' + short)
     out = first_paint.chunked(html)
     assert re.search(r'<h2 id="a">A</h2><div class="md-chunk" style="contain-intrinsic-size: auto \d+px"><p>', out)
     assert re.search(r'<h2 id="b">B</h2><div class="md-chunk"', out)
@@ -109,14 +110,38 @@ def test_a_long_first_section_is_chunked_below_the_top():
     top = out[: out.index('<div class="md-chunk"')]
     # What starts in the top stays out of chunks; the rest of the section is one chunk.
     tops = [first_paint.estimated_height("<h1>T</h1>") + n * first_paint.estimated_height(paragraph) for n in range(5)]
-    assert top.count("<p>") == sum(1 for start in tops if start < first_paint.EAGER_PX) >= 1
-    assert out.count('class="md-chunk"') == 2
+    eager = sum(1 for start in tops if start < first_paint.EAGER_PX)
+    assert top.count("<p>") == eager >= 1
+    # Each paragraph left is taller than a chunk may grow, so each is a chunk; then section A's.
+    assert out.count('class="md-chunk"') == 5 - eager + 1
     assert re.sub(r'<div class="md-chunk"[^>]*>|</div>', "", out) == html
     # Never between a code block and its output (the copy-button test pairs them as siblings).
     code = '<div class="language-python highlight"><pre><code>' + "x = 1\n" * 80 + "</code></pre></div>"
     output = '<div class="language-output highlight"><pre><code>1</code></pre></div>'
     out = first_paint.chunked("<h1>T</h1>" + code + output + paragraph * 2)
-    assert code + output in out and out.count('class="md-chunk"') == 1
+    assert code + output in out and out.count('class="md-chunk"') == 2
+
+
+def test_a_long_section_is_cut_into_chunks_of_about_a_screen():
+    """Chromium draws a whole chunk once part of it is near the screen: long sections come in pieces."""
+    paragraph = "<p>" + "word " * 400 + "</p>"  # about 900 px on a phone
+    short = "<p>" + "word " * 100 + "</p>"  # about 250 px
+    code = '<div class="language-python highlight"><pre><code>' + "x = 1\n" * 10 + "</code></pre></div>"
+    output = '<div class="language-output highlight"><pre><code>1</code></pre></div>'
+    section = (short + code + output) * 8  # about 3,600 px
+    html = "<h1>T</h1>" + paragraph * 2 + '<h2 id="a">A</h2>' + section + '<h2 id="b">B</h2>' + short
+    out = first_paint.chunked(html).replace(' tabindex="0"', "")  # scroll boxes in chunks start focusable
+    wrapper = re.compile(r'\s*<div class="md-chunk" style="contain-intrinsic-size: auto (\d+)px">(.*)</div>', re.S)
+    chunks = [match.groups() for match in map(wrapper.fullmatch, first_paint.top_level_blocks(out)) if match]
+    in_a = [(int(size), body) for size, body in chunks]
+    assert len(in_a) >= 4
+    for size, body in in_a:
+        # Over the limit only by an output block, which stays with the code above it.
+        assert first_paint.MIN_CHUNK_PX <= size <= first_paint.MAX_CHUNK_PX + first_paint.estimated_height(output)
+        assert size == round(sum(first_paint.estimated_height(block) for block in first_paint.top_level_blocks(body)))
+    assert out.count(code + output) == 8  # never cut between a code block and its output
+    assert "".join(body for size, body in chunks) in html
+    assert re.sub(r'<div class="md-chunk"[^>]*>', "", out).count("</div>") - html.count("</div>") == len(chunks)
 
 
 def test_collapsed_solutions_count_as_one_line():
