@@ -230,7 +230,7 @@ def chunked(html: str) -> str:
     in Lighthouse's traces against 75-107 on part-3/derivatives); cut into chunks of a phone screen,
     only those near it are.
 
-    The run after the last heading reserves twice its estimate. A chunk not yet drawn takes the
+    The run after the last heading is never cut, and reserves twice its estimate. A chunk not yet drawn takes the
     height it reserves, but a tool that asks where its contents are (an accessibility checker) gets
     where they really are, and a chunk taller than its reserve then reaches into whatever follows
     it. After a chunk that is the next heading or chunk, which have no background; after the last
@@ -255,7 +255,10 @@ def chunked(html: str) -> str:
             out.extend(run)
         run.clear()
 
-    for block in blocks:
+    # The last section stays one chunk: the smaller a chunk, the further its real height strays from its
+    # estimate, and the last one must hold its contents (a cut one overran twice its estimate).
+    last_heading = max((index for index, block in enumerate(blocks) if HEADING.search(block)), default=-1)
+    for index, block in enumerate(blocks):
         height = estimated_height(block)
         if HEADING.search(block):
             flush()
@@ -263,7 +266,8 @@ def chunked(html: str) -> str:
         else:
             if run and not OUTPUT_BLOCK.match(block) and (
                 run_top < EAGER_PX <= top  # a section that starts in the top is cut where the top ends
-                or run_top >= EAGER_PX and MIN_CHUNK_PX <= run_height and run_height + height > MAX_CHUNK_PX
+                or index < last_heading and run_top >= EAGER_PX and MIN_CHUNK_PX <= run_height
+                and run_height + height > MAX_CHUNK_PX
             ):
                 flush()
             if not run:
