@@ -225,15 +225,15 @@ def chunked(html: str) -> str:
     chunk (nine on part-3/optimizers, about 600 ms of Lighthouse's total blocking time).
 
     "Near" is generous: Chromium draws a chunk once any part of it is within more than a screen of the
-    screen (one starting 1,000 px below an 823 px screen was drawn), and then all of it. A section of 3,200 px starting just below the top was drawn
-    whole with the first paint (part-4/backprop: 2,389 elements, the first style and layout 160-180 ms
-    in Lighthouse's traces against 75-107 on part-3/derivatives); cut into chunks of a phone screen,
-    only those near it are.
+    screen (one starting 1,000 px below an 823 px screen was drawn), and then all of it. A section of
+    3,200 px starting just below the top was drawn whole with the first paint (part-4/backprop: 2,389
+    elements, the first style and layout 160-180 ms in Lighthouse's traces against 75-107 on
+    part-3/derivatives); cut into chunks of a phone screen, only those near it are.
 
-    The run after the last heading is never cut, and reserves twice its estimate. A chunk not yet drawn takes the
-    height it reserves, but a tool that asks where its contents are (an accessibility checker) gets
-    where they really are, and a chunk taller than its reserve then reaches into whatever follows
-    it. After a chunk that is the next heading or chunk, which have no background; after the last
+    The run after the last heading is never cut, and reserves twice its estimate. A chunk not yet
+    drawn takes the height it reserves, but a tool that asks where its contents are (an accessibility
+    checker) gets where they really are, and a chunk taller than its reserve then reaches into
+    whatever follows it. After a chunk that is the next heading or chunk, which have no background; after the last
     one it is the theme's dark footer, and axe-core judged a collapsed solution's summary, whose
     background is see-through, against the footer's colour (Lighthouse accessibility 96 on
     part-3/softmax-cross-entropy). Real heights measured 0.8-1.4 times the estimate over every
@@ -257,10 +257,11 @@ def chunked(html: str) -> str:
 
     # The last section stays one chunk: the smaller a chunk, the further its real height strays from its
     # estimate, and the last one must hold its contents (a cut one overran twice its estimate).
-    last_heading = max((index for index, block in enumerate(blocks) if HEADING.search(block)), default=-1)
+    headings = {index for index, block in enumerate(blocks) if HEADING.search(block)}
+    last_heading = max(headings, default=-1)
     for index, block in enumerate(blocks):
         height = estimated_height(block)
-        if HEADING.search(block):
+        if index in headings:
             flush()
             out.append(block)
         else:

@@ -140,11 +140,11 @@ def test_a_long_section_is_cut_into_chunks_of_about_a_screen():
         assert first_paint.MIN_CHUNK_PX <= size <= first_paint.MAX_CHUNK_PX + first_paint.estimated_height(output)
         assert size == round(sum(first_paint.estimated_height(block) for block in first_paint.top_level_blocks(body)))
     assert out.count(code + output) == 8  # never cut between a code block and its output
+    assert "".join(body for size, body in chunks) in html
+    assert re.sub(r'<div class="md-chunk"[^>]*>', "", out).count("</div>") - html.count("</div>") == len(chunks)
     # The last section is one chunk however long: it must hold its contents, or they reach into the footer.
     last = first_paint.chunked(html + '<h2 id="c">C</h2>' + section)
     assert last[last.index('<h2 id="c">'):].count('class="md-chunk"') == 1
-    assert "".join(body for size, body in chunks) in html
-    assert re.sub(r'<div class="md-chunk"[^>]*>', "", out).count("</div>") - html.count("</div>") == len(chunks)
 
 
 def test_collapsed_solutions_count_as_one_line():
