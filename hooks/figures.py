@@ -1,10 +1,10 @@
 """Draw the guide's figures while the site is built.
 
-Every function registered with ``@figure`` in ``transformer_math.figures`` becomes two files of the
+Every function registered with ``@figure`` in ``tools/figures.py`` becomes two files of the
 site, ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; pages show them with Material's
 ``#only-light`` / ``#only-dark`` suffixes. Nothing binary is committed. SVGs are cached under
-``.cache/figures`` by a hash of the library's source, so a rebuild redraws only after a code change,
-and does not even import matplotlib when nothing changed.
+``.cache/figures`` by a hash of the library's source and of ``tools/figures.py``, so a rebuild redraws
+only after a code change, and does not even import matplotlib when nothing changed.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
+
 PACKAGE = ROOT / "src" / "transformer_math"
 CACHE = ROOT / ".cache" / "figures"
 
 
 def _source_hash() -> str:
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in [*sorted(PACKAGE.glob("*.py")), ROOT / "tools" / "figures.py"]:
+        digest.update(path.relative_to(ROOT).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -45,7 +46,7 @@ def on_files(files, config):
 
 def _draw_all(key: str) -> list[str]:
     """Draw every figure in every theme into the cache; returns the names ``figure.theme``."""
-    from transformer_math import figures
+    from tools import figures
 
     figures = importlib.reload(figures)  # `mkdocs serve` picks up edits to the figure code
     CACHE.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,8 @@
 """Figures of the guide, drawn with matplotlib and written as SVG while the site is built.
 
+Site tooling, not part of the ``transformer_math`` library: the library needs NumPy only, and
+matplotlib is a docs dependency. The figures draw with the library, which they import.
+
 Each figure is a function registered with ``@figure(name)`` that returns a matplotlib ``Figure``.
 The build (``hooks/figures.py``) calls :func:`render_svg` for every registered name in a light and a
 dark theme, so a figure follows the reader's colour scheme. Figures use no ``pyplot`` state: every
