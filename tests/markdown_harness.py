@@ -5,9 +5,7 @@ For each Markdown page under ``docs/``:
 * every ```python fence is one test item, named ``docs/PAGE.md::block N (line L)``;
 * its body is expanded by pymdownx.snippets configured exactly as in ``mkdocs.yml``, so a block whose
   body is ``--8<-- "snippets/x.py"`` or a section of ``src/`` runs the very text the page shows;
-* it runs alone, in a fresh namespace, as a reader who copies it would run it -- unless its title
-  starts with "Continued" (``title="Continued from the block above"``), which the page shows and which
-  makes it run in the namespace of the page's previous Python block;
+* it runs alone, in a fresh namespace, as a reader who copies it would run it;
 * the ```output fence right after it (only blank lines between; its body may itself be a snippet
   such as ``--8<-- "snippets/x.out"``) is the expected stdout. A block that prints without an output
   fence fails; so does an output fence that follows no Python block.
@@ -100,26 +98,15 @@ class CodeBlock(pytest.Item):
             raise BlockFailure(f"{self.relpath}:{line}: cannot expand the {what}: {err}") from None
 
     def runtest(self):
-        example, fence = self.example, self.example.code
+        fence = self.example.code
         code_lines = self._expand(fence.body, "Python block", fence.open_line)
         if code_lines == fence.body:
             # keep the page's line numbers in tracebacks
             filename, code = self.relpath, "\n" * fence.open_line + "\n".join(code_lines)
         else:
             filename, code = f"{self.relpath} (block at line {fence.open_line}, snippet-expanded)", "\n".join(code_lines)
-        self._filename = filename
-
-        if fence.continues:
-            if example.previous is None or not example.previous.namespace:
-                raise BlockFailure(
-                    f"{self.relpath}:{fence.open_line}: this block continues the previous one, "
-                    "but there is no earlier Python block on the page that ran"
-                )
-            namespace = example.previous.namespace
-        else:
-            namespace = {"__name__": "__main__", "__builtins__": builtins}
         try:
-            printed = run_block(code, filename, namespace)
+            printed = run_block(code, filename, {"__name__": "__main__", "__builtins__": builtins})
         except BaseException as err:
             frames = traceback.extract_tb(err.__traceback__)
             own = [frame for frame in frames if frame.filename == filename]
@@ -128,10 +115,6 @@ class CodeBlock(pytest.Item):
                 traceback.format_exception_only(type(err), err)
             )
             raise BlockRaised(f"{self.relpath}:{fence.open_line}: the block raised\n{text}") from None
-        if example.continued:
-            # Only then: keeping every block's namespace held all their arrays until the run ended
-            # (peak memory 567 MB instead of 349), and the kernel spent up to a second zeroing fresh pages.
-            example.namespace = namespace
         self._check_output(printed)
 
     def _check_output(self, printed: str):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import numpy  # noqa: F401  (in-process runs restore sys.modules, and NumPy loads once per process)
 import pytest
 
 MKDOCS_YML = """\
@@ -22,10 +23,7 @@ FENCE = "```"
 @pytest.fixture
 def project(pytester):
     """A tiny project with the harness plugin, an mkdocs.yml and a docs/ folder."""
-    tests, root = Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent
-    pytester.makeconftest(
-        f"import sys\nsys.path[:0] = [{str(tests)!r}, {str(root)!r}]\npytest_plugins = ['markdown_harness']\n"
-    )
+    pytester.makeconftest("pytest_plugins = ['tests.markdown_harness']\n")
     (pytester.path / "mkdocs.yml").write_text(MKDOCS_YML)
     (pytester.path / "docs").mkdir()
     (pytester.path / "snippets").mkdir()
@@ -39,7 +37,7 @@ def page(project, text: str, name: str = "page.md"):
 
 
 def run(project, *args):
-    return project.runpytest_subprocess("docs", "-p", "no:cacheprovider", *args)
+    return project.runpytest_inprocess("docs", "-p", "no:cacheprovider", *args)
 
 
 def test_matching_output_passes_and_item_names_give_line(project):
@@ -145,13 +143,10 @@ def test_output_separated_by_prose_is_stray(project):
     result.assert_outcomes(passed=1, failed=1)
 
 
-def test_blocks_do_not_share_names_unless_marked_continued(project):
+def test_blocks_do_not_share_names(project):
     page(project, """\
         '''python
         x = 21
-        '''
-
-        '''python title="Continued from the block above"
         print(x * 2)
         '''
 
@@ -168,44 +163,8 @@ def test_blocks_do_not_share_names_unless_marked_continued(project):
         '''
         """)
     result = run(project)
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*NameError: name 'x' is not defined*"])
-
-
-CHAIN = """\
-    '''python
-    x = 1
-    '''
-
-    '''python title="Continued from the block above"
-    x += 1
-    '''
-
-    '''python title="Continued from the block above"
-    print(x)
-    '''
-
-    '''output
-    2
-    '''
-
-    '''python
-    y = 3
-    '''
-    """
-
-
-def test_continued_blocks_chain(project):
-    page(project, CHAIN)
-    run(project).assert_outcomes(passed=4)
-
-
-def test_only_a_block_the_next_one_continues_keeps_its_namespace():
-    from tools.docblocks import pair_examples
-
-    examples, _ = pair_examples(textwrap.dedent(CHAIN).replace("'''", FENCE))
-    # Keeping every block's namespace held all their arrays until the run ended.
-    assert [example.continued for example in examples] == [True, True, False, False]
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*docs/page.md:10: the block raised*", "*NameError: name 'x' is not defined*"])
 
 
 def test_snippets_are_expanded_in_code_and_output(project):

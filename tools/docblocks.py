@@ -11,7 +11,7 @@ import io
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -19,7 +19,6 @@ import yaml
 PYTHON_LANGS = {"python", "py", "python3"}
 OPEN_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
 SNIPPET_LINE = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"?(?P<path>[^"\s]+)"?[ \t]*$')
-CONTINUED = re.compile(r"^continued\b", re.I)
 
 
 # --- parsing ------------------------------------------------------------------------------------
@@ -35,10 +34,6 @@ class Fence:
     open_line: int
     close_line: int
     body: list[str]  # dedented by the fence's own indentation, not yet snippet-expanded
-
-    @property
-    def continues(self) -> bool:
-        return bool(CONTINUED.match(self.title))
 
 
 def _parse_info(info: str) -> tuple[str, str]:
@@ -84,9 +79,6 @@ class Example:
     number: int
     code: Fence
     output: Fence | None
-    previous: Example | None = None  # the page's previous Python block, for "Continued" blocks
-    continued: bool = False  # the page's next Python block is a "Continued" one: keep the namespace
-    namespace: dict = field(default_factory=dict)
 
 
 def pair_examples(text: str) -> tuple[list[Example], list[Fence]]:
@@ -102,10 +94,7 @@ def pair_examples(text: str) -> tuple[list[Example], list[Fence]]:
                 not line.strip() for line in lines[fence.close_line : following.open_line - 1]
             )
             output = following if following and following.lang == "output" and only_blank_between else None
-            previous = examples[-1] if examples else None
-            if previous is not None and fence.continues:
-                previous.continued = True
-            examples.append(Example(len(examples) + 1, fence, output, previous))
+            examples.append(Example(len(examples) + 1, fence, output))
         elif fence.lang == "output":
             owner = examples[-1] if examples else None
             if owner is None or owner.output is not fence:
