@@ -105,6 +105,8 @@ def main(argv: list[str]) -> int:
     if task == "test":
         ensure_chromium()
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
+    # The one place the repository goes on the path: hooks, tests and benchmarks import tools/ from it.
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     for name, value in BUILD_ENV.items():
         os.environ.setdefault(name, value)
     if task == "serve":

@@ -1,22 +1,14 @@
-"""Render every formula to KaTeX HTML while the site is built.
+"""Render every formula to KaTeX HTML while the site is built, so pages ship no math JavaScript.
 
 pymdownx.arithmatex (generic mode) leaves each formula as ``<span class="arithmatex">\\(...\\)</span>``
-or ``<div class="arithmatex">\\[...\\]</div>``. This hook hands the TeX to one long-lived Node process
-running the ``katex`` npm package (``tools/katex-server.mjs``) and puts the HTML in its place, so pages
-ship no math JavaScript. KaTeX's stylesheet and fonts are copied into the site itself.
+or ``<div class="arithmatex">\\[...\\]</div>``; one long-lived Node process running the ``katex`` npm
+package (``tools/katex-server.mjs``) turns the TeX into HTML, cached in ``.cache/katex``. Invalid TeX stops
+the build, naming the page and the formula. The labs' Markdown (nbconvert) is made to leave the same
+placeholders (:func:`_arithmatex_in_notebooks`).
 
-Notebook pages (mkdocs-jupyter) are rendered by nbconvert, whose Markdown keeps ``$...$`` as text
-for MathJax; :func:`_arithmatex_in_notebooks` makes it emit the same placeholders as arithmatex, so
-their formulas go through the same renderer and fail the same way.
-
-KaTeX's fonts are cut down to the characters the guide's formulas draw (:func:`subset_fonts`): a third
-fewer bytes over all twenty, half for KaTeX_Main-Regular, and the fonts are on every page's critical
-path (they are preloaded, so that formulas do not move when they arrive). A font keeps its name; a
-browser that cached the previous cut keeps it only as long as it keeps the pages (GitHub Pages: ten
-minutes), and a character it lacks falls back to the next font of KaTeX's stack until then.
-
-Invalid TeX stops the build with the page and the formula named. The hook knows nothing else about
-the site, so the same Markdown can move to another generator with a different renderer step.
+KaTeX's stylesheet and fonts are served by the site. The fonts a page's formulas use are preloaded, so
+formulas are laid out once, in their own font, and do not move when it arrives; and the fonts are cut
+down to the characters the guide's formulas draw (:func:`subset_fonts`), a third fewer bytes.
 """
 
 from __future__ import annotations
@@ -161,14 +153,6 @@ def subset_fonts(fonts_dir: Path, characters: set[str], cache: Path = CACHE / "f
             stale.unlink()
 
 
-# A browser paints a page before it has parsed all of it, and a display formula is hundreds of elements:
-# painted half-parsed, a centred formula moved sideways (and its rows grew) when the rest arrived
-# (Lighthouse: layout shift 0.015 on part-4/backprop in 1 of 93 runs; 4 of 8 loads under 4x CPU
-# slowdown in Chromium). So a display formula carries ``data-whole`` and ends with this span, and
-# extra.css shows it only once the span exists, as it does for tables (hooks/first_paint.py).
-FORMULA_END = '<span class="formula-end" hidden></span>'
-
-
 def render_math(page_html: str, where: str) -> str:
     """Replace every arithmatex placeholder in ``page_html`` by KaTeX HTML; each keeps its own attributes."""
 
@@ -182,8 +166,6 @@ def render_math(page_html: str, where: str) -> str:
             rendered = _renderer.render(tex, display)
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
-        if display:  # shown once parsed to its end (extra.css): see FORMULA_END
-            return f'{match.group("open")[:-1]} data-whole>{rendered}{FORMULA_END}</{match.group("tag")}>'
         return f'{match.group("open")}{rendered}</{match.group("tag")}>'
 
     return MATH.sub(replace, page_html)
@@ -227,10 +209,8 @@ def _render_toc(items, where: str) -> None:
 
 
 def on_page_content(html_text, page, config, files):
-    # Formulas stay placeholders until the page is written (on_post_page): the search plugin then
-    # parses a few characters per formula instead of KaTeX's hundreds of elements. They are kept out of
-    # the index (data-search-exclude): KaTeX wrote each one three times (HTML, MathML, TeX), which made
-    # the index that every page downloads several times larger.
+    # Formulas stay placeholders until the page is written (on_post_page), and out of the search index:
+    # KaTeX's markup would make the index that every page downloads several times larger.
     _render_toc(page.toc, page.file.src_uri)
     return PLACEHOLDER.sub(r'<\1 data-search-exclude class="arithmatex">', html_text)
 
@@ -272,11 +252,7 @@ def _font_rules() -> tuple[tuple[frozenset[str], str], ...]:
 
 
 def fonts_used(page_html: str) -> list[str]:
-    """KaTeX's fonts that the formulas of a page need, to be preloaded with the page.
-
-    Fonts arrive only after the browser has laid the page out; preloaded, they are there for the first
-    paint, so formulas are not laid out twice (first with a fallback font) and nothing moves.
-    """
+    """KaTeX's fonts that the formulas of a page need, to be preloaded with the page."""
     if 'class="katex' not in page_html:
         return []
     # Split each distinct class attribute once: a page repeats KaTeX's few dozen values thousands of times.

@@ -18,10 +18,8 @@ from tools.docblocks import PYTHON_LANGS, SnippetExpander, parse_fences
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
-import first_paint  # noqa: E402
 import katex_render  # noqa: E402
 import no_external  # noqa: E402
-import search_index  # noqa: E402
 
 
 def pages(site: Path) -> list[Path]:
@@ -94,6 +92,9 @@ def test_katex_stylesheet_and_fonts_are_served_by_the_site(built_site):
     assert (built_site / "assets" / "katex" / "fonts" / "KaTeX_Main-Regular.woff2").exists()
 
 
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
 class _DrawnText(HTMLParser):
     """The text inside KaTeX's HTML output (``.katex-html``), which its fonts draw; not the MathML."""
 
@@ -104,12 +105,12 @@ class _DrawnText(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         if self.depth:
-            self.depth += tag not in first_paint.VOID
+            self.depth += tag not in VOID
         elif "katex-html" in (dict(attrs).get("class") or "").split():
             self.depth = 1
 
     def handle_endtag(self, tag):
-        if self.depth and tag not in first_paint.VOID:
+        if self.depth and tag not in VOID:
             self.depth -= 1
 
     def handle_data(self, data):
@@ -254,42 +255,3 @@ def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index
     assert "&gt;&gt;&gt;" not in index  # a docstring's example
     assert "softmax" in index
     assert "naive_softmax(x, axis=-1)" in index  # the reference's signatures stay
-
-
-def test_search_parser_is_fed_the_page_without_excluded_elements():
-    page = (
-        '<h2 id="a">A</h2><p>kept <span data-search-exclude class="arithmatex">\\(x\\)</span> text</p>'
-        '<div class="language-python highlight" data-search-exclude><div><pre>code</pre></div><div>more</div></div>'
-        '<details class="mkdocstrings-source" data-search-exclude><details>inner</details></details><p>after</p>'
-    )
-    assert search_index.without_excluded(page) == '<h2 id="a">A</h2><p>kept  text</p><p>after</p>'
-    with pytest.raises(ValueError, match="unclosed <div data-search-exclude>"):
-        search_index.without_excluded('<p>a</p><div data-search-exclude><div></div>')
-
-
-def test_search_index_is_what_the_unpatched_parser_gives():
-    """Skipping excluded elements before parsing changes the build time, not the index. The page is
-    shaped as the search plugin sees it: formulas are still placeholders (hooks/katex_render.py)."""
-    from material.plugins.search.plugin import Parser
-
-    page = (
-        '<h1 id="t">Title</h1><p>Softmax of <span data-search-exclude class="arithmatex">\\(x_i\\)</span>, '
-        '<code>softmax</code> in code.</p><h2 id="s">Section <span data-search-exclude class="arithmatex">'
-        '\\(z\\)</span></h2><div class="language-python highlight" data-search-exclude><pre><span></span><code>'
-        '<span id="__span-0-1"><span class="kn">import</span> numpy</span></code></pre></div>'
-        '<div class="language-output highlight" data-search-exclude><pre><span></span><code>[0.1 0.9]</code></pre></div>'
-        '<div class="admonition note"><p class="admonition-title">Note</p><p>kept <em>words</em></p></div>'
-        '<details class="mkdocstrings-source" data-search-exclude><summary>Source</summary><div class="highlight">'
-        '<pre><code>def f(): pass</code></pre></div></details><ul><li>last</li></ul>'
-    )
-
-    def sections(feed):
-        parser = Parser()
-        feed(parser, page)
-        parser.close()
-        return [(s.el.tag, s.id, "".join(s.title), "".join(s.text)) for s in parser.data if not s.is_excluded()]
-
-    search_index.on_config(None)  # what the build does: wrap Parser.feed
-    assert Parser.feed.skips_excluded
-    assert sections(Parser.feed) == sections(Parser.feed.__wrapped__)
-    assert "numpy" not in str(sections(Parser.feed)) and "kept" in str(sections(Parser.feed))

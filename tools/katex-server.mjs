@@ -10,17 +10,13 @@ for await (const line of lines) {
   const { tex, display } = JSON.parse(line);
   let answer;
   try {
-    const html = katex.renderToString(tex, {
+    answer = { html: katex.renderToString(tex, {
       displayMode: Boolean(display),
       throwOnError: true,
       strict: "error",
       output: "htmlAndMathml",
       trust: false,
-    });
-    // KaTeX also writes the TeX source into the MathML (<annotation>), hidden by the browser's own
-    // style. Where the browser skips styling (the MathML itself, extra.css; a chunk not yet drawn,
-    // hooks/first_paint.py) nothing hides it, and a screen reader read the source after each formula.
-    answer = { html: html.replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/g, "") };
+    }) };
   } catch (err) {
     answer = { error: String(err && err.message ? err.message : err) };
   }

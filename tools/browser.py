@@ -1,5 +1,5 @@
 """Reading the built site in a real Chromium, as a reader would: the pieces shared by the browser tests
-(tests/test_browser.py) and the reader benchmarks (benchmarks/bench_reader.py).
+(tests/test_browser.py) and the benchmark (benchmarks/bench_reader.py).
 
 The browser is Debian's ``chromium`` package driven by Playwright (never a browser that Playwright
 downloads), with a fresh profile, against the site served from 127.0.0.1 by a thread of this process.
@@ -21,21 +21,17 @@ import shutil
 import socketserver
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from tools.docblocks import normalize  # the doc-test harness's own comparison
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 AXE_URL_PATH = "/__browser-tests__/axe.min.js"  # outside the site's own path, so no page can link to it
-sys.path.insert(0, str(ROOT))
-from tools.docblocks import normalize  # noqa: E402  (the doc-test harness's own comparison)
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -47,7 +43,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-INSTALL_CHROMIUM = "apt-get update && apt-get install -y chromium"
 PHONE = {"width": 375, "height": 740}
 # Material 9.7+ puts the copy button in a .md-code__nav; older releases used .md-clipboard.
 COPY_BUTTON = 'button[data-md-type="copy"], button.md-clipboard'
@@ -62,19 +57,13 @@ DESKTOP = {"width": 1280, "height": 900}
 # --- the browser --------------------------------------------------------------------------------
 
 
-def chromium_path(install: bool = True) -> str:
-    """Debian's chromium, installed with apt-get when it is missing and we are root."""
+def chromium_path() -> str:
+    """Debian's chromium (``python3 dev.py test`` installs it when it is missing: dev.ensure_chromium)."""
     found = shutil.which("chromium")
-    if found:
-        return found
-    if install and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, stdout=subprocess.DEVNULL)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, stdout=subprocess.DEVNULL)
-        found = shutil.which("chromium")
-        if found:
-            return found
-    raise RuntimeError(f"Debian's chromium is needed for the browser tests; install it with: sudo sh -c '{INSTALL_CHROMIUM}'")
+    if found is None:
+        raise RuntimeError("Debian's chromium is missing: run `python3 dev.py test`, which installs it, "
+                           "or apt-get install -y chromium")
+    return found
 
 
 def launch(playwright, user_data_dir: str | Path, extra_args: tuple[str, ...] = (), **context_options):
@@ -199,23 +188,9 @@ def site_pages(site: Path) -> list[str]:
 
 # --- collecting what a reader sees --------------------------------------------------------------
 
-# Runs in the page. The theme's script starts on the reader's first input (overrides/main.html); a
-# page of the theme (it carries the theme's config) is ready once the script runs. Pages without the
-# theme (the broken page of the tests) have nothing to wait for.
-THEME_STARTED_JS = """
-() => document.getElementById("__config") === null || typeof document$ !== "undefined"
-"""
-
-# Runs in the page. What the theme's search says of itself: the page ships "Initializing search", and
-# the theme replaces it once its worker has loaded the index.
-SEARCH_META_JS = """
-() => { const meta = document.querySelector(".md-search-result__meta"); return meta ? meta.textContent.trim() : null; }
-"""
-
-# Runs in the page. Waits until KaTeX's fonts are in and the browser has been idle once after that: the
-# page's own script (overrides/main.html) makes the boxes that scroll sideways reachable by keyboard
-# when the browser is idle after the fonts arrive, and idle callbacks run in the order they were asked
-# for, so this one runs after it. A page is judged as it stands once it has settled.
+# Runs in the page. Waits until KaTeX's fonts are in and the browser has been idle once after that (the
+# page's own script labels the formulas that scroll sideways once the fonts are in, overrides/main.html).
+# A page is judged as it stands once it has settled.
 SETTLED_JS = """
 () => document.fonts.ready.then(() => new Promise(resolve =>
   (window.requestIdleCallback || window.setTimeout)(() => resolve(true))))
@@ -276,25 +251,6 @@ COLLECT_JS = r"""
 }
 """
 
-# Runs in the page. The chunk that ends the article (hooks/first_paint.py; a later heading would stop what
-# it reaches), and how tall its contents really are. A chunk the browser has not drawn takes the height
-# it reserves, but a tool that asks where its contents are (axe-core) gets where they really are:
-# contents taller than the reserve reach into what follows the article, the dark footer, and are judged
-# against its colour.
-LAST_CHUNK_JS = r"""
-() => {
-  const chunks = document.querySelectorAll("article .md-chunk");
-  if (!chunks.length) return null;
-  const chunk = chunks[chunks.length - 1];
-  const headings = document.querySelectorAll("article :is(h1, h2, h3, h4, h5, h6)");
-  if ([...headings].some(h => chunk.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING)) return null;
-  const box = chunk.getBoundingClientRect();
-  let bottom = box.top;
-  for (const child of chunk.children) bottom = Math.max(bottom, child.getBoundingClientRect().bottom);
-  return {reserved: Math.round(box.height), contents: Math.round(bottom - box.top)};
-}
-"""
-
 # Runs in the page at phone width: does it scroll sideways, and which elements stick out?
 OVERFLOW_JS = r"""
 () => {
@@ -318,33 +274,47 @@ OVERFLOW_JS = r"""
 }
 """
 
-REVEAL_JS = r"""
-([index, sentinel]) => {
-  // Open what a reader would open to reach the block: collapsed solutions and the block's tab.
+# Runs in the page. For every Python block, as a reader does: open what hides it (a collapsed solution,
+# its tab), scroll to it, and press its copy button where it is drawn; then read the clipboard.
+COPY_ALL_JS = r"""
+async (copyButton) => {
   const article = document.querySelector("article.md-content__inner") || document.body;
   const blocks = [...article.querySelectorAll(".language-python")].filter(el => el.matches("div.highlight") && !el.closest(".doc"));
-  const block = blocks[index];
-  for (let el = block; el; el = el.parentElement) {
-    if (el.tagName === "DETAILS") el.open = true;
-    if (el.classList && el.classList.contains("tabbed-block")) {
-      const set = el.closest(".tabbed-set");
-      const position = [...el.parentElement.children].indexOf(el);
-      const input = set.querySelectorAll(":scope > input")[position];
-      if (input) input.click();
+  const copies = [];
+  for (const [index, block] of blocks.entries()) {
+    for (let el = block; el; el = el.parentElement) {
+      if (el.tagName === "DETAILS") el.open = true;
+      if (el.classList && el.classList.contains("tabbed-block")) {
+        const input = el.closest(".tabbed-set").querySelectorAll(":scope > input")[[...el.parentElement.children].indexOf(el)];
+        if (input) input.click();
+      }
     }
+    block.scrollIntoView({block: "center"});
+    const code = block.querySelector("code").cloneNode(true);
+    code.querySelectorAll(".linenos, .linenodiv, .md-annotation").forEach(e => e.remove());
+    const copy = {index, text: null, shown: code.textContent, problem: null};
+    copies.push(copy);
+    let button = null;  // the theme adds it once the block is in view (content.lazy)
+    for (let wait = 0; wait < 500 && !button; wait++) {
+      button = block.querySelector(copyButton);
+      if (!button) await new Promise(resolve => setTimeout(resolve, 10));
+    }
+    const box = button && button.getBoundingClientRect();
+    if (!box || !box.width || !button.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2))) {
+      copy.problem = "has no copy button that a reader can click";
+      continue;
+    }
+    const sentinel = `<clipboard before block ${index}>`;
+    await navigator.clipboard.writeText(sentinel);
+    button.click();
+    for (let wait = 0; wait < 100 && copy.text === null; wait++) {
+      const text = await navigator.clipboard.readText();
+      if (text !== sentinel) copy.text = text; else await new Promise(resolve => setTimeout(resolve, 10));
+    }
+    if (copy.text === null) copy.problem = "has a copy button that puts nothing on the clipboard";
   }
-  block.setAttribute("data-browser-test-block", String(index));
-  // As a reader does: scroll to the block. Its copy button is added when it comes into view
-  // (feature content.lazy); the click below waits for it.
-  block.scrollIntoView({block: "center"});
-  const code = block.querySelector("code").cloneNode(true);
-  code.querySelectorAll(".linenos, .linenodiv, .md-annotation").forEach(e => e.remove());
-  return navigator.clipboard.writeText(sentinel).then(() => code.textContent);
+  return copies;
 }
-"""
-
-CLIPBOARD_CHANGED_JS = r"""
-async (sentinel) => { const text = await navigator.clipboard.readText(); return text !== sentinel ? {text} : false; }
 """
 
 AXE_JS = r"""
@@ -385,7 +355,6 @@ class PageVisit:
     status: int | None = None
     content: dict = field(default_factory=dict)
     overflow: dict | None = None
-    last_chunk: dict | None = None  # the heights LAST_CHUNK_JS measured, None without chunks
     axe: list[dict] | None = None
     copies: list[dict] = field(default_factory=list)  # one per Python block: what its copy button copied
     timings: dict[str, float] = field(default_factory=dict)  # seconds spent loading, in axe, copying
@@ -421,15 +390,10 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         _listen(page, visit)
         response = page.goto(base + page_path, wait_until="load")
         visit.status = response.status if response else None
-        # A reader scrolls, which starts the theme's script. (Not a pointer move: after one, headless
-        # Chromium may never again call a page's idle callbacks, which SETTLED_JS waits for.)
-        page.mouse.wheel(0, 1)
-        page.wait_for_function(THEME_STARTED_JS, timeout=30000)
         page.evaluate(SETTLED_JS)
         page.evaluate(SCROLL_FIGURES_JS)
         visit.content = page.evaluate(COLLECT_JS)
         visit.overflow = page.evaluate(OVERFLOW_JS)
-        visit.last_chunk = page.evaluate(LAST_CHUNK_JS)
         visit.timings["load"] = time.perf_counter() - start
         if mode.axe_rules is not False:
             page.add_script_tag(url="{0.scheme}://{0.netloc}{1}".format(urlsplit(base), AXE_URL_PATH))
@@ -437,84 +401,24 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
             visit.timings["axe"] = time.perf_counter() - start - visit.timings["load"]
         if mode.copy:
             before = time.perf_counter()
-            visit.copies = copy_python_blocks(page, len(visit.content["python"]))
+            visit.copies = page.evaluate(COPY_ALL_JS, COPY_BUTTON)
             visit.timings["copy"] = time.perf_counter() - before
     finally:
         page.close()
     return visit
 
 
-def copy_python_blocks(page, count: int) -> list[dict]:
-    """Click the copy button of every Python block, as a reader does, and read what it copied."""
-    copies = []
-    for index in range(count):
-        sentinel = f"<clipboard before block {index}>"
-        shown = page.evaluate(REVEAL_JS, [index, sentinel])
-        button = page.locator(f'[data-browser-test-block="{index}"]').locator(COPY_BUTTON).first
-        try:
-            button.click(timeout=5000)
-        except PlaywrightTimeout:
-            copies.append({"index": index, "text": None, "shown": shown, "problem": "has no copy button that a reader can click"})
-            continue
-        try:
-            text = page.wait_for_function(CLIPBOARD_CHANGED_JS, arg=sentinel, timeout=5000, polling=20).json_value()["text"]
-        except PlaywrightTimeout:
-            copies.append({"index": index, "text": None, "shown": shown, "problem": "has a copy button that puts nothing on the clipboard"})
-            continue
-        copies.append({"index": index, "text": text, "shown": shown, "problem": None})
-    return copies
-
-
 # --- running copied blocks ----------------------------------------------------------------------
 
-_CHAIN_DRIVER = r"""
-import builtins, json, sys
-blocks = json.loads(sys.stdin.read())
-namespace = {"__name__": "__main__", "__builtins__": builtins}
-for position, text in enumerate(blocks):
-    if position == len(blocks) - 1:
-        sys.stdout.flush()
-        sys.stdout.write("\0LAST BLOCK\0\n")
-        sys.stdout.flush()
-    exec(compile(text, f"<copied block {position + 1} of {len(blocks)}>", "exec"), namespace)
-"""
 
-
-def run_copied(texts: list[str], workdir: Path, timeout: float = 180) -> tuple[int, str, str]:
-    """Run copied text in a fresh Python: one block alone as a script on stdin; a "Continued" block after
-    the blocks it continues, in one namespace. Returns (exit code, what the last block printed, stderr)."""
+def run_copied(text: str, workdir: Path, timeout: float = 180) -> tuple[int, str, str]:
+    """Run copied text alone in a fresh Python, as a reader who pastes it does: only the installed
+    library on the path. Returns (exit code, what it printed, stderr)."""
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
     env.pop("PYTHONPATH", None)
-    if len(texts) == 1:
-        command, stdin = [sys.executable, "-"], texts[0]
-    else:
-        command, stdin = [sys.executable, "-c", _CHAIN_DRIVER], json.dumps(texts)
-    result = subprocess.run(command, input=stdin, capture_output=True, text=True, encoding="utf-8",
+    result = subprocess.run([sys.executable, "-"], input=text, capture_output=True, text=True, encoding="utf-8",
                             cwd=workdir, env=env, timeout=timeout)
-    stdout = result.stdout
-    if len(texts) > 1:
-        stdout = stdout.split("\0LAST BLOCK\0\n", 1)[-1] if "\0LAST BLOCK\0\n" in stdout else ""
-    return result.returncode, stdout, result.stderr
-
-
-def submit_copied_blocks(executor: ThreadPoolExecutor, visit: PageVisit, workdir: Path) -> list[tuple[dict, Future | None]]:
-    """Start running every copied block of a visit; "Continued" blocks run after their predecessors."""
-    jobs = []
-    texts: list[str | None] = []
-    for block, copy in zip(visit.content["python"], visit.copies):
-        chain = [copy["text"]]
-        if block["title"].lower().startswith("continued"):
-            chain = []
-            for earlier in range(block["index"], -1, -1):
-                chain.insert(0, visit.copies[earlier]["text"])
-                if not visit.content["python"][earlier]["title"].lower().startswith("continued"):
-                    break
-        texts.append(copy["text"])
-        if any(text is None for text in chain):
-            jobs.append(({"block": block, "copy": copy}, None))
-            continue
-        jobs.append(({"block": block, "copy": copy}, executor.submit(run_copied, chain, workdir)))
-    return jobs
+    return result.returncode, result.stdout, result.stderr
 
 
 # --- the checks: each returns a list of problems, empty when all is well -------------------------
@@ -553,14 +457,6 @@ def check_no_sideways_scroll(visit: PageVisit) -> list[str]:
             f"(content is {overflow['scrollWidth']} px wide): {culprits}"]
 
 
-def check_last_chunk(visit: PageVisit) -> list[str]:
-    chunk = visit.last_chunk
-    if chunk is None or chunk["contents"] <= chunk["reserved"] + 1:
-        return []
-    return [f"{_where(visit)}: the last chunk reserves {chunk['reserved']} px but its contents are {chunk['contents']} px "
-            f"tall, so until it is drawn they reach into the footer (first_paint.LAST_CHUNK_MARGIN)"]
-
-
 def check_figures(visit: PageVisit) -> list[str]:
     """The figure variant of the reader's scheme shows (and loads), the other one is hidden."""
     scheme = visit.mode.scheme
@@ -593,48 +489,33 @@ def check_axe(visit: PageVisit) -> list[str]:
     return problems
 
 
-def check_copy_matches_shown(visit: PageVisit) -> list[str]:
+def check_copies(visit: PageVisit, tested: list[str]) -> list[str]:
+    """Each copy button copies the code shown, and that is the source the doc-test harness ran
+    (``tested``: the page's Python blocks, snippet-expanded, in page order)."""
     problems = []
-    for copy in visit.copies:
+    if len(visit.copies) != len(tested):
+        problems.append(f"{_where(visit)}: {len(visit.copies)} Python blocks on the page, {len(tested)} in its Markdown")
+    for copy, source in zip(visit.copies, tested):
         number = copy["index"] + 1
         if copy["problem"]:
             problems.append(f"{_where(visit)}: Python block {number} {copy['problem']}")
         elif normalize(copy["text"]) != normalize(copy["shown"]):
             problems.append(f"{_where(visit)}: Python block {number}: the copy button copies text that is not the code shown "
                             f"(copied {copy['text'][:80]!r}, shown {copy['shown'][:80]!r})")
+        elif normalize(copy["text"]) != normalize(source):
+            problems.append(f"{_where(visit)}: Python block {number}: the copied text is not the source the doc tests ran "
+                            f"(copied {copy['text'][:80]!r}, tested {source[:80]!r})")
     return problems
 
 
-def check_copied_run(visit: PageVisit, block: dict, result: tuple[int, str, str] | None) -> list[str]:
+def check_copied_run(visit: PageVisit, block: dict, text: str, result: tuple[int, str, str]) -> list[str]:
     """The copied block, run alone in a fresh Python, prints what the output block under it shows."""
-    if result is None:
-        return []  # no copied text: check_copy_matches_shown reports it
     code, stdout, stderr = result
-    number = block["index"] + 1
-    label = f"{_where(visit)}: Python block {number}" + (f" ({block['title']})" if block["title"] else "")
+    label = f"{_where(visit)}: Python block {block['index'] + 1}"
     if code != 0:
         tail = "\n".join(stderr.strip().splitlines()[-6:])
         return [f"{label} fails when copied and run alone (exit {code}):\n{tail}"]
-    expected = normalize(block["output"] or "")
-    got = normalize(stdout)
+    expected, got = normalize(block["output"] or ""), normalize(stdout)
     if got != expected:
         return [f"{label}: copied and run alone it prints\n{got}\nbut the page shows\n{expected}"]
     return []
-
-
-def screenshot(context, base: str, page_path: str, target: Path, *, viewport: dict | None = None,
-               color_scheme: str = "light", full_page: bool = False) -> Path:
-    page = context.new_page()
-    try:
-        page.set_viewport_size(viewport or DESKTOP)
-        page.emulate_media(color_scheme=color_scheme)
-        page.goto(base + page_path, wait_until="load")
-        page.evaluate(SETTLED_JS)
-        page.screenshot(path=str(target), full_page=full_page)
-    finally:
-        page.close()
-    return target
-
-
-def tempdir(prefix: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix=prefix))
