@@ -100,7 +100,7 @@ def test_notebook_run_in_one_kernel_prints_the_page_outputs(page, executed):
 
 # --- the generator on a page made for it ---------------------------------------------------------
 
-SAMPLE = '''# A sample
+SAMPLE = """# A sample
 
 Text with $x^2$ and a [link](other.md#part) and a [local one](#here), and a [link that
 spans lines](../part-1/index.md).
@@ -150,13 +150,16 @@ print(x + 1)
     ```
 
 The end.
-'''
+"""
 
 
 def test_generator_turns_a_page_into_cells():
     svg = b"<svg xmlns='http://www.w3.org/2000/svg'></svg>"
     notebook = hook.chapter_notebook(
-        SAMPLE, "part-9/sample.md", "https://example.org/guide/", "https://github.com/o/r",
+        SAMPLE,
+        "part-9/sample.md",
+        "https://example.org/guide/",
+        "https://github.com/o/r",
         image_data=lambda path: svg if path == "figures/curve.light.svg" else None,
     )
     nbformat.validate(notebook)
@@ -178,7 +181,9 @@ def test_generator_turns_a_page_into_cells():
     assert "<details><summary>Solution</summary>" in quoted and "</details>" in quoted
     assert "    Only prose" not in quoted, "admonition content must be dedented, not an indented code block"
     hidden = notebook.cells[5]
-    assert hidden.metadata["jupyter"] == {"source_hidden": True} and stdout_of(hidden) == "hidden\n"
+    assert hidden.metadata["jupyter"] == {"source_hidden": True} and hidden.metadata["tags"] == ["solution"]
+    assert stdout_of(hidden) == "hidden\n"
+    assert "tags" not in first.metadata and "jupyter" not in first.metadata
     assert notebook.cells[6].source.strip() == "The end."
 
 
@@ -187,6 +192,12 @@ def test_pages_showing_library_code_show_it_expanded():
     notebook = hook.chapter_notebook(page, "part-9/library.md")
     shown = [cell for cell in notebook.cells if "page_line" in cell.metadata][0].source
     assert shown.startswith("def dot(") and "--8<--" not in shown
+
+
+def test_snippets_in_prose_are_expanded_where_they_stand():
+    page = '# Prose snippet\n\n!!! note "The library\'s"\n\n    --8<-- "src/transformer_math/linalg.py:dot"\n'
+    prose = hook.chapter_notebook(page, "part-9/prose.md").cells[1].source
+    assert "> **The library's**" in prose and "> def dot(" in prose and "8<" not in prose
 
 
 def test_generator_expands_snippets_as_the_page_shows_them(tmp_path):
@@ -202,18 +213,22 @@ def test_generator_expands_snippets_as_the_page_shows_them(tmp_path):
 # --- the built site -----------------------------------------------------------------------------
 
 
+DOWNLOAD_BUTTON = re.compile(r'<a href="([^"]+\.ipynb)" download[^>]*aria-label="Download')
+
+
 def test_every_chapter_and_lab_page_offers_its_notebook(built_site):
     pages = [page.relative_to(DOCS).as_posix() for page in CHAPTERS]
     pages += [f"labs/{lab.name}" for lab in sorted((DOCS / "labs").glob("*.py"))]
     for src in pages:
         html = (built_site / re.sub(r"\.(md|py)$", "", src) / "index.html").read_text(encoding="utf-8")
-        link = re.search(r'<a href="([^"]+\.ipynb)" download[^>]*aria-label="Download', html)
+        link = DOWNLOAD_BUTTON.search(html)
         assert link, f"{src}: no download button"
         target = (built_site / re.sub(r"\.(md|py)$", "", src) / link.group(1)).resolve()
         assert target.is_file(), f"{src}: {link.group(1)} is not in the site"
         nbformat.validate(nbformat.reads(target.read_text(encoding="utf-8"), as_version=4))
-    for other in ["index.html", "reference/index.html", "contributing/index.html"]:
-        assert ".ipynb" not in (built_site / other).read_text(encoding="utf-8"), f"{other} should not offer a notebook"
+    for other in ["index.html", "reference/index.html", "contributing/index.html"]:  # their prose may name .ipynb
+        html = (built_site / other).read_text(encoding="utf-8")
+        assert not DOWNLOAD_BUTTON.search(html) and 'download class="md-content__button' not in html, other
 
 
 def test_chapter_notebook_in_the_site_matches_the_generator(built_site):
