@@ -51,15 +51,17 @@ def fingerprint(*paths: Path) -> str:
 
 
 def ensure_python_env() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs under any python3, to say so
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
     if not PYTHON.exists():
         say(f"creating {VENV.name}")
         try:
             venv.create(VENV, with_pip=True)
         except Exception as err:  # Debian and Ubuntu ship venv's pip separately
-            sys.exit(f"Could not create a virtual environment ({err}).\n"
-                     "On Debian or Ubuntu: sudo apt-get install python3-venv, then run this again.")
+            sys.exit(
+                f"Could not create a virtual environment ({err}).\n"
+                "On Debian or Ubuntu: sudo apt-get install python3-venv, then run this again."
+            )
     stamp = VENV / ".installed"
     wanted = fingerprint(ROOT / "pyproject.toml", ROOT / "constraints.txt")
     if not stamp.exists() or stamp.read_text() != wanted:

@@ -40,7 +40,11 @@ def on_files(files, config):
         names = _draw_all(key)  # imports matplotlib (half a second), so only when something changed
         manifest.write_text(json.dumps(names), encoding="utf-8")
     for name in names:
-        files.append(File.generated(config, f"figures/{name}.svg", content=(CACHE / f"{name}.{key}.svg").read_text(encoding="utf-8")))
+        files.append(
+            File.generated(
+                config, f"figures/{name}.svg", content=(CACHE / f"{name}.{key}.svg").read_text(encoding="utf-8")
+            )
+        )
     return files
 
 
@@ -63,7 +67,9 @@ def _draw_all(key: str) -> list[str]:
     return names
 
 
-FIGURE_IMG = re.compile(r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/(?P<file>[a-z0-9-]+\.(?:light|dark)\.svg))(?P<fragment>#[^"]*)?"(?P<after>[^>]*?)\s*/?>')
+FIGURE_IMG = re.compile(
+    r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/(?P<file>[a-z0-9-]+\.(?:light|dark)\.svg))(?P<fragment>#[^"]*)?"(?P<after>[^>]*?)\s*/?>'
+)
 SVG_SIZE = re.compile(r'<svg[^>]*?\swidth="(?P<width>[\d.]+)pt"\s+height="(?P<height>[\d.]+)pt"')
 
 

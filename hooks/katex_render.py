@@ -69,7 +69,12 @@ class KatexRenderer:
         if key not in self.cache:
             if self.process is None:
                 self.process = subprocess.Popen(
-                    ["node", str(SERVER)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8"
+                    ["node", str(SERVER)],
+                    cwd=ROOT,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    encoding="utf-8",
                 )
             self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
             self.process.stdin.flush()
@@ -109,7 +114,7 @@ class KatexRenderer:
 _renderer: KatexRenderer | None = None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def drawn_characters(rendered: str) -> frozenset[str]:
     """The characters a rendered formula shows: the text of its HTML part (the MathML part is read by
     screen readers, not drawn)."""
@@ -166,7 +171,7 @@ def render_math(page_html: str, where: str) -> str:
             rendered = _renderer.render(tex, display)
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
-        return f'{match.group("open")}{rendered}</{match.group("tag")}>'
+        return f"{match.group('open')}{rendered}</{match.group('tag')}>"
 
     return MATH.sub(replace, page_html)
 
@@ -182,8 +187,12 @@ def _arithmatex_in_notebooks() -> None:
         return f'<div class="arithmatex">\\[{html.escape(body, quote=False)}\\]</div>'
 
     IPythonRenderer.block_math = display
-    IPythonRenderer.inline_math = lambda self, body: f'<span class="arithmatex">\\({html.escape(body, quote=False)}\\)</span>'
-    IPythonRenderer.latex_environment = lambda self, name, body: display(self, f"\\begin{{{name}}}{body}\\end{{{name}}}")
+    IPythonRenderer.inline_math = lambda self, body: (
+        f'<span class="arithmatex">\\({html.escape(body, quote=False)}\\)</span>'
+    )
+    IPythonRenderer.latex_environment = lambda self, name, body: display(
+        self, f"\\begin{{{name}}}{body}\\end{{{name}}}"
+    )
 
 
 _arithmatex_in_notebooks()

@@ -28,7 +28,17 @@ LOADING_ATTRIBUTES = {
     "image": ("href",),
     "use": ("href",),
 }
-LOADING_LINK_RELS = {"stylesheet", "icon", "preload", "prefetch", "modulepreload", "manifest", "apple-touch-icon", "preconnect", "dns-prefetch"}
+LOADING_LINK_RELS = {
+    "stylesheet",
+    "icon",
+    "preload",
+    "prefetch",
+    "modulepreload",
+    "manifest",
+    "apple-touch-icon",
+    "preconnect",
+    "dns-prefetch",
+}
 
 
 class _RequestFinder(HTMLParser):
@@ -77,6 +87,8 @@ def on_post_page(output, page, config):
 
 def on_post_build(config):
     for css in Path(config.site_dir).rglob("*.css"):
-        found = [url for url in CSS_URL.findall(css.read_text(encoding="utf-8", errors="replace")) if EXTERNAL.match(url)]
+        found = [
+            url for url in CSS_URL.findall(css.read_text(encoding="utf-8", errors="replace")) if EXTERNAL.match(url)
+        ]
         if found:
             raise PluginError(f"{css.relative_to(config.site_dir)} would load from another host: {', '.join(found)}")

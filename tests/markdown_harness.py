@@ -26,7 +26,6 @@ import pytest
 from tools.docblocks import Example, Fence, SnippetExpander, normalize, pair_examples, run_block
 
 
-
 class BlockFailure(Exception):
     """A block printed something other than its output fence, or the page is malformed."""
 
@@ -76,9 +75,13 @@ class MarkdownPage(pytest.File):
         text = self.path.read_text(encoding="utf-8")
         examples, stray = pair_examples(text)
         for example in examples:
-            yield CodeBlock.from_parent(self, name=f"block {example.number} (line {example.code.open_line})", example=example)
+            yield CodeBlock.from_parent(
+                self, name=f"block {example.number} (line {example.code.open_line})", example=example
+            )
         for fence in stray:
-            yield StrayOutput.from_parent(self, name=f"output fence without a Python block (line {fence.open_line})", fence=fence)
+            yield StrayOutput.from_parent(
+                self, name=f"output fence without a Python block (line {fence.open_line})", fence=fence
+            )
 
 
 class CodeBlock(pytest.Item):
@@ -104,7 +107,10 @@ class CodeBlock(pytest.Item):
             # keep the page's line numbers in tracebacks
             filename, code = self.relpath, "\n" * fence.open_line + "\n".join(code_lines)
         else:
-            filename, code = f"{self.relpath} (block at line {fence.open_line}, snippet-expanded)", "\n".join(code_lines)
+            filename, code = (
+                f"{self.relpath} (block at line {fence.open_line}, snippet-expanded)",
+                "\n".join(code_lines),
+            )
         try:
             printed = run_block(code, filename, {"__name__": "__main__", "__builtins__": builtins})
         except BaseException as err:
@@ -118,7 +124,7 @@ class CodeBlock(pytest.Item):
         self._check_output(printed)
 
     def _check_output(self, printed: str):
-        example, fence, output = self.example, self.example.code, self.example.output
+        fence, output = self.example.code, self.example.output
         updates: Updates = self.config._doc_updates
         update = self.config.getoption("update_outputs")
         got = normalize(printed)
@@ -209,7 +215,9 @@ class Updates:
         self.page_edits.setdefault(page, []).append((output.open_line, output.close_line - 1, body))
 
     def insert_after(self, page: Path, code: Fence, text: str) -> None:
-        self.page_edits.setdefault(page, []).append((code.close_line, code.close_line, ["", *self._fence_lines(code.indent, text)]))
+        self.page_edits.setdefault(page, []).append(
+            (code.close_line, code.close_line, ["", *self._fence_lines(code.indent, text)])
+        )
 
     def remove(self, page: Path, output: Fence) -> None:
         self.page_edits.setdefault(page, []).append((output.open_line - 1, output.close_line, []))

@@ -45,7 +45,7 @@ def test_rows_sum_to_one_and_masked_weights_are_exactly_zero():
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
     assert np.all(w[..., ~causal_mask(6)] == 0.0)
     assert np.all(w[..., causal_mask(6)] > 0.0)
-    assert np.all(w[..., 0, 0] == 1.0)   # the first token can only see itself
+    assert np.all(w[..., 0, 0] == 1.0)  # the first token can only see itself
 
 
 @pytest.mark.parametrize("masked", [False, True])
@@ -79,8 +79,12 @@ def test_multi_head_matches_per_head_loops_and_scales_by_head_width():
     heads = []
     for j in range(h):
         cols = slice(j * d_head, (j + 1) * d_head)
-        o, wj = attention_loops((x @ w_q[:, cols]).tolist(), (x @ w_k[:, cols]).tolist(),
-                                (x @ w_v[:, cols]).tolist(), causal_mask(n).tolist())
+        o, wj = attention_loops(
+            (x @ w_q[:, cols]).tolist(),
+            (x @ w_k[:, cols]).tolist(),
+            (x @ w_v[:, cols]).tolist(),
+            causal_mask(n).tolist(),
+        )
         np.testing.assert_allclose(weights[j], wj, rtol=1e-11, atol=1e-14)
         heads.append(o)
     np.testing.assert_allclose(out, np.concatenate(heads, axis=1) @ w_o, rtol=1e-11, atol=1e-12)
@@ -101,8 +105,8 @@ def test_positional_encoding_formula():
     assert pe[p, 2 * i] == pytest.approx(math.sin(p / 10000 ** (2 * i / 6)))
     assert pe[p, 2 * i + 1] == pytest.approx(math.cos(p / 10000 ** (2 * i / 6)))
     assert np.all(np.abs(pe) <= 1)
-    assert positional_encoding(4, 5).shape == (4, 5)   # an odd width ends with a sine column
-    assert len({tuple(row) for row in np.round(pe, 8)}) == 50   # every position is distinct
+    assert positional_encoding(4, 5).shape == (4, 5)  # an odd width ends with a sine column
+    assert len({tuple(row) for row in np.round(pe, 8)}) == 50  # every position is distinct
 
 
 def test_errors_name_the_numbers():

@@ -19,7 +19,6 @@ page through the same code and asserts that each check complains.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -81,7 +80,9 @@ def read_site(site: Path, pages: list[str], workdir: Path, modes=MODES, readers:
                 with lock:
                     errors.append(error)
 
-        threads = [threading.Thread(target=reader, args=(number,), name=f"reader-{number}") for number in range(readers)]
+        threads = [
+            threading.Thread(target=reader, args=(number,), name=f"reader-{number}") for number in range(readers)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -93,8 +94,12 @@ def read_site(site: Path, pages: list[str], workdir: Path, modes=MODES, readers:
 
 def run_copies(visits: list[bs.PageVisit], workdir: Path, sample) -> list[tuple[bs.PageVisit, dict, str, tuple]]:
     """Run the copied text of the blocks ``sample(visit)`` picks, two at a time."""
-    chosen = [(visit, visit.content["python"][copy["index"]], copy["text"])
-              for visit in visits for copy in sample(visit) if copy["text"] is not None]
+    chosen = [
+        (visit, visit.content["python"][copy["index"]], copy["text"])
+        for visit in visits
+        for copy in sample(visit)
+        if copy["text"] is not None
+    ]
     with ThreadPoolExecutor(max_workers=2) as executor:
         results = list(executor.map(lambda job: bs.run_copied(job[2], workdir), chosen))
     return [(visit, block, text, result) for (visit, block, text), result in zip(chosen, results)]
@@ -160,14 +165,18 @@ def test_accessibility(reading, mode):
 
 
 def test_copy_buttons_copy_the_code_the_doc_tests_ran(reading):
-    report([problem for visit in visits(reading, LIGHT) for problem in bs.check_copies(visit, harness_sources(visit.page))])
+    report(
+        [problem for visit in visits(reading, LIGHT) for problem in bs.check_copies(visit, harness_sources(visit.page))]
+    )
 
 
 def test_copied_blocks_print_their_output(reading, tmp_path):
     """A sample, the first block of each page: the harness runs every block as the reader's copy runs."""
     runs = run_copies(visits(reading, LIGHT), tmp_path, sample=lambda visit: visit.copies[:1])
     assert len(runs) >= 20, f"only {len(runs)} pages with Python blocks were copied and run"
-    report([problem for visit, block, text, result in runs for problem in bs.check_copied_run(visit, block, text, result)])
+    report(
+        [problem for visit, block, text, result in runs for problem in bs.check_copied_run(visit, block, text, result)]
+    )
 
 
 # --- the theme's own script (loaded as Material ships it) ----------------------------------------
@@ -216,8 +225,10 @@ def test_the_theme_works_with_no_input_and_follows_a_dark_system(built_site, tmp
             page.wait_for_function(f"() => ({COPY_BUTTONS_JS})().without === 0", timeout=10000)
 
             page.keyboard.press("/")
-            page.wait_for_function("() => document.getElementById('__search').checked && "
-                                   "document.activeElement === document.querySelector('input.md-search__input')")
+            page.wait_for_function(
+                "() => document.getElementById('__search').checked && "
+                "document.activeElement === document.querySelector('input.md-search__input')"
+            )
             page.keyboard.type("temperature", delay=20)  # as a reader types
             page.wait_for_selector(".md-search-result__item", timeout=15000)
             assert "Softmax and temperature" in page.locator(".md-search-result__item").first.inner_text()
@@ -254,11 +265,15 @@ def test_the_navigation_drawer_opens_on_a_phone(built_site, tmp_path):
         page.wait_for_function("() => document.getElementById('__drawer').checked")
         link = page.locator(nav).get_by_role("link", name="The chain rule", exact=True)
         # Drawn and on top where the reader taps once the drawer has slid in (its transition ends).
-        page.wait_for_function("""(link) => {
+        page.wait_for_function(
+            """(link) => {
             const box = link.getBoundingClientRect();
             return box.width > 0 && box.height > 0 && box.left >= 0 && box.right <= innerWidth
                 && link.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2));
-        }""", arg=link.element_handle(), timeout=10000)
+        }""",
+            arg=link.element_handle(),
+            timeout=10000,
+        )
         link.click()
         page.wait_for_url("**/part-3/chain-rule/")
 
@@ -284,7 +299,9 @@ def test_a_screen_reader_gets_every_formula(built_site, tmp_path):
 
         formulas = [node for node in tree if node.get("role", {}).get("value") in ("math", "MathMLMath")]
         # All but those in a collapsed solution, which a reader opens first.
-        assert len(formulas) == seen["readable"], f"{len(formulas)} of {seen['readable']} formulas in the accessibility tree"
+        assert len(formulas) == seen["readable"], (
+            f"{len(formulas)} of {seen['readable']} formulas in the accessibility tree"
+        )
         read = {name for formula in formulas for name in text(formula)}
         assert "f" in read and "\U0001d453" not in read  # the letter f, not MATHEMATICAL ITALIC SMALL F
         assert not [name for name in read if "\\" in name], f"TeX source read in a formula: {sorted(read)[:20]}"
@@ -335,7 +352,9 @@ def test_checks_catch_a_broken_page(tmp_path):
     site = tmp_path / "site"
     (site / "broken").mkdir(parents=True)
     (site / "broken" / "index.html").write_text(BROKEN_PAGE, encoding="utf-8")
-    (site / "broken" / "plot.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>', encoding="utf-8")
+    (site / "broken" / "plot.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>', encoding="utf-8"
+    )
     reading = read_site(site, ["broken/"], tmp_path, readers=1)
     light, phone = reading.visits[LIGHT]["broken/"], reading.visits[DARK_PHONE]["broken/"]
 
@@ -347,18 +366,34 @@ def test_checks_catch_a_broken_page(tmp_path):
 
     says(bs.check_console(light), "broken on purpose")
     says(bs.check_requests(light, reading.origin), "http://example.invalid/tracker.png")
-    says(bs.check_formulas(light), "raw TeX is visible: ", "\\(x^2 + 1\\)", "$$", "formula not rendered by KaTeX: «\\(y\\)»")
+    says(
+        bs.check_formulas(light),
+        "raw TeX is visible: ",
+        "\\(x^2 + 1\\)",
+        "$$",
+        "formula not rendered by KaTeX: «\\(y\\)»",
+    )
     says(bs.check_no_sideways_scroll(phone), "scrolls sideways at 375 px", "div.wide")
     says(bs.check_figures(light), "plot.svg#only-dark is shown in light mode", "has no alt text")
     says(bs.check_scheme(phone), "for a reader who prefers dark")
     says(bs.check_axe(light), "color-contrast", "image-alt")
     tested = ["x = 6\nprint(x)", "print(1 + 1)", "print(2 + 2)\nprint('more')"]
-    says(bs.check_copies(light, tested), "Python block 2: the copy button copies text that is not the code shown",
-         "Python block 3: the copied text is not the source the doc tests ran")
+    says(
+        bs.check_copies(light, tested),
+        "Python block 2: the copy button copies text that is not the code shown",
+        "Python block 3: the copied text is not the source the doc tests ran",
+    )
     says(bs.check_copies(light, tested[:2]), "3 Python blocks on the page, 2 in its Markdown")
     runs = run_copies([light], tmp_path, sample=lambda visit: visit.copies)
-    run_problems = [problem for visit, block, text, result in runs for problem in bs.check_copied_run(visit, block, text, result)]
-    says(run_problems, "Python block 2 fails when copied and run alone",
-         "Python block 3: copied and run alone it prints\n4\nbut the page shows\n5")
-    assert not any("block 1" in problem for problem in run_problems), "a correct block was reported: " + "\n".join(run_problems)
+    run_problems = [
+        problem for visit, block, text, result in runs for problem in bs.check_copied_run(visit, block, text, result)
+    ]
+    says(
+        run_problems,
+        "Python block 2 fails when copied and run alone",
+        "Python block 3: copied and run alone it prints\n4\nbut the page shows\n5",
+    )
+    assert not any("block 1" in problem for problem in run_problems), "a correct block was reported: " + "\n".join(
+        run_problems
+    )
     assert len(runs) == 3

@@ -72,7 +72,10 @@ def test_f_must_return_one_finite_number():
         derivative(lambda x: np.array([x, x]), 1.0)
     with np.errstate(invalid="ignore"), pytest.raises(ValueError, match="f returned nan"):
         derivative(np.log, -1.0)
-    with np.errstate(invalid="ignore"), pytest.raises(ValueError, match=r"f returned nan when entry \(0,\) is nudged down"):
+    with (
+        np.errstate(invalid="ignore"),
+        pytest.raises(ValueError, match=r"f returned nan when entry \(0,\) is nudged down"),
+    ):
         numerical_gradient(lambda v: np.sum(np.log(v)), np.array([1e-6, 1.0]))
 
 
@@ -144,7 +147,10 @@ ONE_VARIABLE = {
     "x^p -> p x^(p-1)": (lambda x: np.abs(x) ** 3.5, lambda x: 3.5 * np.sign(x) * np.abs(x) ** 2.5),
     "sigmoid -> s(1-s)": (lambda x: 1 / (1 + np.exp(-x)), lambda x: np.exp(-x) / (1 + np.exp(-x)) ** 2),
     "sin(x^2) -> 2x cos(x^2)": (lambda x: np.sin(x**2), lambda x: 2 * x * np.cos(x**2)),
-    "exp(tanh(3x))": (lambda x: np.exp(np.tanh(3 * x)), lambda x: 3 * (1 - np.tanh(3 * x) ** 2) * np.exp(np.tanh(3 * x))),
+    "exp(tanh(3x))": (
+        lambda x: np.exp(np.tanh(3 * x)),
+        lambda x: 3 * (1 - np.tanh(3 * x) ** 2) * np.exp(np.tanh(3 * x)),
+    ),
     "x + tanh(2x)/20 (residual)": (lambda x: x + np.tanh(2 * x) / 20, lambda x: 1 + (1 - np.tanh(2 * x) ** 2) / 10),
 }
 
@@ -236,4 +242,4 @@ def test_seed_gradient_by_hand_and_steepest_ascent():
     p = np.array([3.0, 4.0])
     for angle in np.linspace(0, 2 * np.pi, 12, endpoint=False):
         u = np.array([np.cos(angle), np.sin(angle)])
-        assert derivative(lambda t: f(p + t * u), 0.0) == pytest.approx(np.array([6.0, 8.0]) @ u, abs=1e-8)
+        assert derivative(lambda t, u=u: f(p + t * u), 0.0) == pytest.approx(np.array([6.0, 8.0]) @ u, abs=1e-8)

@@ -50,7 +50,9 @@ def _links() -> dict[str, set[str]]:
 
 def test_every_figure_is_shown_in_both_themes_and_exists():
     used = _links()
-    assert set(used) <= set(figures.FIGURES), f"pages link to unknown figures: {sorted(set(used) - set(figures.FIGURES))}"
+    assert set(used) <= set(figures.FIGURES), (
+        f"pages link to unknown figures: {sorted(set(used) - set(figures.FIGURES))}"
+    )
     unused = set(figures.FIGURES) - set(used)
     assert not unused, f"figures drawn but shown on no page: {sorted(unused)}"
     one_theme = {name: themes for name, themes in used.items() if themes != {"light", "dark"}}
@@ -71,6 +73,8 @@ def test_the_library_does_not_need_matplotlib():
     assert int(count) >= 9, f"found only {count} modules of transformer_math"
     assert loaded.strip() == "[]", f"importing the library loads matplotlib: {loaded.strip()}"
 
-    required = [requirement for requirement in metadata.requires("transformer-math") or [] if "extra ==" not in requirement]
+    required = [
+        requirement for requirement in metadata.requires("transformer-math") or [] if "extra ==" not in requirement
+    ]
     names = {re.match(r"[A-Za-z0-9_.-]+", requirement).group().lower() for requirement in required}
     assert names == {"numpy"}, f"the library requires {sorted(names)} (reinstall it if pyproject.toml changed)"

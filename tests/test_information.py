@@ -73,7 +73,9 @@ def test_cross_entropy_from_logits_is_minus_log_softmax_at_targets():
     expected = -np.mean(np.take_along_axis(log_softmax(logits), targets[..., None], axis=-1))
     assert cross_entropy_from_logits(logits, targets) == expected
     one_hot = np.eye(7)[targets]
-    assert cross_entropy_from_logits(logits, targets) == pytest.approx(cross_entropy(one_hot, softmax(logits)), rel=1e-12)
+    assert cross_entropy_from_logits(logits, targets) == pytest.approx(
+        cross_entropy(one_hot, softmax(logits)), rel=1e-12
+    )
 
 
 def test_cross_entropy_from_logits_stays_finite_where_the_probability_underflows():
@@ -105,12 +107,17 @@ def test_shape_errors_name_both_shapes():
         kl_divergence([0.5, 0.5], [0.2, 0.3, 0.5])
     with pytest.raises(ValueError, match=r"y_true has shape \(1, 2\) but y_pred has shape \(2,\)"):
         cross_entropy([[1.0, 0.0]], [0.5, 0.5])
-    with pytest.raises(ValueError, match=r"logits of shape \(2, 3, 5\) need targets of shape \(2, 3\).*got targets of shape \(2,\)"):
+    with pytest.raises(
+        ValueError, match=r"logits of shape \(2, 3, 5\) need targets of shape \(2, 3\).*got targets of shape \(2,\)"
+    ):
         cross_entropy_from_logits(np.zeros((2, 3, 5)), [0, 1])
 
 
 def test_target_errors_name_index_and_vocabulary():
-    with pytest.raises(ValueError, match=r"target 5 at position \(1, 0\) is out of range for a vocabulary of 5 tokens \(valid ids: 0 to 4\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"target 5 at position \(1, 0\) is out of range for a vocabulary of 5 tokens \(valid ids: 0 to 4\)",
+    ):
         cross_entropy_from_logits(np.zeros((2, 2, 5)), [[0, 1], [5, 2]])
     with pytest.raises(ValueError, match=r"target -1 at position \(0,\)"):
         cross_entropy_from_logits(np.zeros((1, 5)), [-1])

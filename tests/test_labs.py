@@ -25,7 +25,9 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
 SOLUTION = re.compile(r"<details>.*?```python\n(?P<code>.*?)\n```.*?</details>", re.S)
-VERDICT = re.compile(r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>.*?)(?: - | is\b| has\b| raised\b| contains\b|$)", re.M)
+VERDICT = re.compile(
+    r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>.*?)(?: - | is\b| has\b| raised\b| contains\b|$)", re.M
+)
 
 # lab -> [(exercise number, wrong code, names of the checks that must say "Wrong")]
 MISTAKES = {
@@ -34,29 +36,54 @@ MISTAKES = {
         (2, "entry_0_1 = 1 * 5 + 2 * 7  # row 0 times column 0", ["entry_0_1"]),
         (3, "product = A * B\ntransposed = A", ["product", "transposed"]),
         (4, "def matmul(X, Y):\n    return np.asarray(X) * np.asarray(Y)", ["matmul(C, D)"]),
-        (4, "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    n, m = X.shape\n"
+        (
+            4,
+            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    n, m = X.shape\n"
             "    result = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n"
             "            for k in range(m):\n                result[i, j] += X[i, k] * Y[k, j]\n    return result",
-         ["matmul(C, D)"]),
+            ["matmul(C, D)"],
+        ),
     ],
     "softmax": [
-        (1, "def softmax(x):\n    exp = np.exp(np.asarray(x, dtype=float))\n    return exp / np.sum(exp)",
-         ["softmax([1000, 1001, 1002])"]),
-        (1, "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    return np.exp(x - np.max(x))",
-         ["softmax([2.5, 1.2, 0.3, 3.1])", "sum of softmax([1, 2, 3])"]),
-        (2, "def softmax_with_temperature(x, temperature):\n    return softmax(np.asarray(x) * temperature)",
-         ["T = 0.5", "T = 10"]),
-        (3, "def softmax_rows(S):\n    exp = np.exp(S - np.max(S))\n    return exp / np.sum(exp)",
-         ["softmax_rows(S)", "softmax_rows(huge)"]),
+        (
+            1,
+            "def softmax(x):\n    exp = np.exp(np.asarray(x, dtype=float))\n    return exp / np.sum(exp)",
+            ["softmax([1000, 1001, 1002])"],
+        ),
+        (
+            1,
+            "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    return np.exp(x - np.max(x))",
+            ["softmax([2.5, 1.2, 0.3, 3.1])", "sum of softmax([1, 2, 3])"],
+        ),
+        (
+            2,
+            "def softmax_with_temperature(x, temperature):\n    return softmax(np.asarray(x) * temperature)",
+            ["T = 0.5", "T = 10"],
+        ),
+        (
+            3,
+            "def softmax_rows(S):\n    exp = np.exp(S - np.max(S))\n    return exp / np.sum(exp)",
+            ["softmax_rows(S)", "softmax_rows(huge)"],
+        ),
     ],
     "cross-entropy": [
         (1, "loss_at_one_half = np.log10(2)", ["loss_at_one_half"]),
-        (2, "def cross_entropy(y_true, y_pred):\n    return np.sum(np.asarray(y_true) * np.log(np.clip(y_pred, 1e-15, 1)))",
-         ["cross_entropy(y, [0.1, 0.8, 0.1])", "a confident wrong answer"]),
-        (2, "def cross_entropy(y_true, y_pred):\n    return -np.sum(np.asarray(y_true) * np.log(np.asarray(y_pred)))",
-         ["a confident right answer", "a confident wrong answer"]),
-        (3, "def cross_entropy_from_logits(logits, target):\n    z = np.asarray(logits, dtype=float)\n"
-            "    return np.log(np.sum(np.exp(z))) - z[target]", ["huge logits"]),
+        (
+            2,
+            "def cross_entropy(y_true, y_pred):\n    return np.sum(np.asarray(y_true) * np.log(np.clip(y_pred, 1e-15, 1)))",
+            ["cross_entropy(y, [0.1, 0.8, 0.1])", "a confident wrong answer"],
+        ),
+        (
+            2,
+            "def cross_entropy(y_true, y_pred):\n    return -np.sum(np.asarray(y_true) * np.log(np.asarray(y_pred)))",
+            ["a confident right answer", "a confident wrong answer"],
+        ),
+        (
+            3,
+            "def cross_entropy_from_logits(logits, target):\n    z = np.asarray(logits, dtype=float)\n"
+            "    return np.log(np.sum(np.exp(z))) - z[target]",
+            ["huge logits"],
+        ),
     ],
     "attention": [
         (1, "Q = X @ W_Q\nK = X @ W_Q\nV = X @ W_V", ["K"]),
@@ -207,7 +234,7 @@ def test_lab_pages_weigh_no_more_than_twice_a_chapter(built_site):
 def test_lab_pages_have_rendered_math_and_no_notebook_css_or_scripts(built_site):
     for lab in LABS:
         html = (built_site / "labs" / lab.stem / "index.html").read_text(encoding="utf-8")
-        content = html[html.index('<div class="jupyter-wrapper">'):]
+        content = html[html.index('<div class="jupyter-wrapper">') :]
         content = content[: content.index("</article>")]
         assert 'class="katex' in content, f"{lab.stem}: no KaTeX"
         assert not re.search(r'class="arithmatex">\s*\\[(\[]', content), f"{lab.stem}: a formula left unrendered"

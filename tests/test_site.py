@@ -69,10 +69,14 @@ def test_every_formula_is_katex_markup(built_site):
         text = page.read_text(encoding="utf-8")
         placeholders = text.count('class="arithmatex"')
         rendered = len(re.findall(r'class="arithmatex"[^>]*><span class="katex', text))
-        assert placeholders == rendered, f"{page.relative_to(built_site)}: {placeholders - rendered} formula(s) not rendered"
+        assert placeholders == rendered, (
+            f"{page.relative_to(built_site)}: {placeholders - rendered} formula(s) not rendered"
+        )
         prose = html.unescape(NOT_PROSE.sub("", text))
         raw = RAW_TEX.search(prose)
-        assert raw is None, f"{page.relative_to(built_site)}: raw TeX left on the page near {prose[raw.start() - 40 : raw.end() + 40]!r}"
+        assert raw is None, (
+            f"{page.relative_to(built_site)}: raw TeX left on the page near {prose[raw.start() - 40 : raw.end() + 40]!r}"
+        )
         checked += rendered
     assert checked > 0, "no formula found in the built site"
 
@@ -129,7 +133,9 @@ def test_katex_fonts_are_cut_down_but_keep_every_character_a_page_draws(built_si
     for shipped in sorted((built_site / "assets" / "katex" / "fonts").glob("*.woff2")):
         original = ROOT / "node_modules" / "katex" / "dist" / "fonts" / shipped.name
         had, has = TTFont(original).getBestCmap(), TTFont(shipped).getBestCmap()
-        lost = sorted(character for character in reader.characters if ord(character) in had and ord(character) not in has)
+        lost = sorted(
+            character for character in reader.characters if ord(character) in had and ord(character) not in has
+        )
         assert not lost, f"{shipped.name} lost characters the pages draw: {lost}"
         assert set(has) <= set(had)
         shipped_bytes += shipped.stat().st_size
@@ -138,8 +144,10 @@ def test_katex_fonts_are_cut_down_but_keep_every_character_a_page_draws(built_si
 
 
 def test_drawn_characters_are_the_html_part_of_a_formula():
-    rendered = ('<span class="katex"><span class="katex-mathml"><math><mi>μ</mi></math></span>'
-                '<span class="katex-html" aria-hidden="true"><span class="mord">x&lt;y</span></span></span>')
+    rendered = (
+        '<span class="katex"><span class="katex-mathml"><math><mi>μ</mi></math></span>'
+        '<span class="katex-html" aria-hidden="true"><span class="mord">x&lt;y</span></span></span>'
+    )
     assert katex_render.drawn_characters(rendered) == {"x", "<", "y"}
 
 
@@ -196,17 +204,22 @@ def test_katex_rendering_of_inline_and_display_math():
 def test_invalid_tex_fails_a_strict_build(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Bad\n\n$$\n\\frac{1}{\n$$\n")
-    (tmp_path / "mkdocs.yml").write_text(textwrap.dedent(f"""\
+    (tmp_path / "mkdocs.yml").write_text(
+        textwrap.dedent(f"""\
         site_name: bad tex
         hooks:
-          - {ROOT / 'hooks' / 'katex_render.py'}
+          - {ROOT / "hooks" / "katex_render.py"}
         markdown_extensions:
           - pymdownx.arithmatex:
               generic: true
-        """))
+        """)
+    )
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict"],
-        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert result.returncode != 0
     assert "index.md: invalid TeX in formula" in result.stdout + result.stderr
@@ -234,7 +247,9 @@ def test_harness_reads_the_same_snippet_options_as_mkdocs():
 
     from tools.docblocks import snippet_options
 
-    assert snippet_options(ROOT / "mkdocs.yml") == load_config(str(ROOT / "mkdocs.yml")).mdx_configs["pymdownx.snippets"]
+    assert (
+        snippet_options(ROOT / "mkdocs.yml") == load_config(str(ROOT / "mkdocs.yml")).mdx_configs["pymdownx.snippets"]
+    )
 
 
 def test_figures_reserve_their_space_and_load_lazily(built_site):
@@ -242,7 +257,9 @@ def test_figures_reserve_their_space_and_load_lazily(built_site):
     for page in pages(built_site):
         for tag in re.findall(r"<img [^>]*figures/[^>]*>", page.read_text(encoding="utf-8")):
             images += 1
-            assert re.search(r'width="\d+" height="\d+"', tag), f"{page.relative_to(built_site)}: no size on {tag[:120]}"
+            assert re.search(r'width="\d+" height="\d+"', tag), (
+                f"{page.relative_to(built_site)}: no size on {tag[:120]}"
+            )
             assert 'loading="lazy"' in tag, f"{page.relative_to(built_site)}: eager figure {tag[:120]}"
     assert images > 0
 

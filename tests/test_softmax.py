@@ -145,7 +145,9 @@ def test_softmax_matches_scipy(data):
 @given(array_and_axis(), st.floats(0.05, 20.0))
 def test_softmax_with_temperature_matches_scipy(data, t):
     x, axis = data
-    np.testing.assert_allclose(softmax(x, axis=axis, temperature=t), scipy.special.softmax(x / t, axis=axis), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(
+        softmax(x, axis=axis, temperature=t), scipy.special.softmax(x / t, axis=axis), rtol=1e-12, atol=1e-300
+    )
 
 
 @settings(max_examples=200, deadline=None)

@@ -75,5 +75,7 @@ def array_axis(draw):
 def test_matches_numpy(data, ddof):
     x, axis = data
     np.testing.assert_allclose(mean(x, axis=axis), np.mean(x, axis=axis), rtol=1e-12, atol=1e-9)
-    np.testing.assert_allclose(variance(x, axis=axis, ddof=ddof), np.var(x, axis=axis, ddof=ddof), rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(
+        variance(x, axis=axis, ddof=ddof), np.var(x, axis=axis, ddof=ddof), rtol=1e-12, atol=1e-9
+    )
     np.testing.assert_allclose(std(x, axis=axis, ddof=ddof), np.std(x, axis=axis, ddof=ddof), rtol=1e-12, atol=1e-9)

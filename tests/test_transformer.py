@@ -37,6 +37,7 @@ def test_every_parameter_gradient_matches_central_differences(batched):
     _, grads = loss_and_grads(params, tokens, targets, n_heads=2)
     assert list(grads) == list(params)
     for name in params:
+
         def loss_of(w, name=name):
             logits, _ = forward({**params, name: w}, tokens, n_heads=2)
             return cross_entropy_from_logits(logits, targets)
@@ -50,8 +51,12 @@ def test_layer_norm_backward_matches_central_differences():
     rng = np.random.default_rng(4)
     x, gamma, dy = rng.normal(size=(3, 6)), rng.normal(size=6), rng.normal(size=(3, 6))
     dx, dgamma, dbeta = layer_norm_backward(dy, x, gamma)
-    np.testing.assert_allclose(dx, numerical_gradient(lambda z: np.sum(dy * layer_norm(z, gamma)), x), rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(dgamma, numerical_gradient(lambda g: np.sum(dy * layer_norm(x, g)), gamma), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        dx, numerical_gradient(lambda z: np.sum(dy * layer_norm(z, gamma)), x), rtol=1e-6, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        dgamma, numerical_gradient(lambda g: np.sum(dy * layer_norm(x, g)), gamma), rtol=1e-6, atol=1e-9
+    )
     np.testing.assert_allclose(dbeta, dy.sum(axis=0))
 
 
@@ -110,7 +115,7 @@ def test_training_run_of_the_guide_reaches_the_stated_loss():
     losses = train(params, inputs, targets, n_heads=2, steps=300, lr=0.01)
     floor = 2 * np.log(2) / inputs.size
     assert round(losses[0], 4) == 1.7878
-    assert round(losses[-1], 4) == 0.0300          # the loss stated on the page
+    assert round(losses[-1], 4) == 0.0300  # the loss stated on the page
     assert losses[-1] > floor
     story = generate(params, [0, 1, 2, 3], n_new=12, n_heads=2, context=8)
     assert " ".join(vocab[t] for t in story) == "the cat sat on the mat the cat sat on the mat the cat sat on"

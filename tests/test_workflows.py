@@ -21,7 +21,8 @@ def tool(name: str) -> str:
 def test_workflows_match_the_github_schema():
     result = subprocess.run(
         [tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -29,7 +30,8 @@ def test_workflows_match_the_github_schema():
 def test_zizmor_reports_nothing():
     result = subprocess.run(
         [tool("zizmor"), "--offline", "--no-progress", str(ROOT / ".github" / "workflows")],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

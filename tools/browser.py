@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
-import json
 import os
 import re
 import shutil
@@ -61,8 +60,9 @@ def chromium_path() -> str:
     """Debian's chromium (``python3 dev.py test`` installs it when it is missing: dev.ensure_chromium)."""
     found = shutil.which("chromium")
     if found is None:
-        raise RuntimeError("Debian's chromium is missing: run `python3 dev.py test`, which installs it, "
-                           "or apt-get install -y chromium")
+        raise RuntimeError(
+            "Debian's chromium is missing: run `python3 dev.py test`, which installs it, or apt-get install -y chromium"
+        )
     return found
 
 
@@ -92,7 +92,14 @@ def site_prefix(config_file: Path = ROOT / "mkdocs.yml") -> str:
 class _Handler(http.server.SimpleHTTPRequestHandler):
     prefix = "/"
     use_gzip = False
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript", ".mjs": "text/javascript", ".woff2": "font/woff2", ".svg": "image/svg+xml", ".json": "application/json"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".woff2": "font/woff2",
+        ".svg": "image/svg+xml",
+        ".json": "application/json",
+    }
     COMPRESSIBLE = re.compile(r"^(text/|application/(json|javascript|xml)|image/svg\+xml)")
 
     def log_message(self, format, *args):  # noqa: A002 - quiet: the tests report what matters
@@ -102,7 +109,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         clean = unquote(urlsplit(path).path)
         if not clean.startswith(self.prefix):
             return str(Path(self.directory) / "__outside_the_site__")
-        return super().translate_path("/" + clean[len(self.prefix):])
+        return super().translate_path("/" + clean[len(self.prefix) :])
 
     def send_head(self):
         if self.path == AXE_URL_PATH:  # the tests' own copy of axe-core, cached by the browser between pages
@@ -361,7 +368,12 @@ class PageVisit:
 
 
 def _listen(page, visit: PageVisit) -> None:
-    page.on("console", lambda message: visit.console.append(f"console.{message.type}: {message.text}") if message.type == "error" else None)
+    page.on(
+        "console",
+        lambda message: (
+            visit.console.append(f"console.{message.type}: {message.text}") if message.type == "error" else None
+        ),
+    )
     page.on("pageerror", lambda error: visit.console.append(f"uncaught exception: {error}"))
     page.on("request", lambda request: visit.requests.append(request.url))
 
@@ -416,8 +428,16 @@ def run_copied(text: str, workdir: Path, timeout: float = 180) -> tuple[int, str
     library on the path. Returns (exit code, what it printed, stderr)."""
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
     env.pop("PYTHONPATH", None)
-    result = subprocess.run([sys.executable, "-"], input=text, capture_output=True, text=True, encoding="utf-8",
-                            cwd=workdir, env=env, timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=workdir,
+        env=env,
+        timeout=timeout,
+    )
     return result.returncode, result.stdout, result.stderr
 
 
@@ -436,8 +456,11 @@ def check_console(visit: PageVisit) -> list[str]:
 
 
 def check_requests(visit: PageVisit, origin: str) -> list[str]:
-    return [f"{_where(visit)}: requested {url}, which is not on the site's own server"
-            for url in visit.requests if not (url.startswith(origin + "/") or url.startswith(("data:", "blob:")))]
+    return [
+        f"{_where(visit)}: requested {url}, which is not on the site's own server"
+        for url in visit.requests
+        if not (url.startswith(origin + "/") or url.startswith(("data:", "blob:")))
+    ]
 
 
 def check_formulas(visit: PageVisit) -> list[str]:
@@ -453,8 +476,10 @@ def check_no_sideways_scroll(visit: PageVisit) -> list[str]:
     if overflow["scrollWidth"] <= overflow["width"] + 1:
         return []
     culprits = "; ".join(overflow["culprits"]) or "no single element found"
-    return [f"{_where(visit)}: the page scrolls sideways at {overflow['width']} px "
-            f"(content is {overflow['scrollWidth']} px wide): {culprits}"]
+    return [
+        f"{_where(visit)}: the page scrolls sideways at {overflow['width']} px "
+        f"(content is {overflow['scrollWidth']} px wide): {culprits}"
+    ]
 
 
 def check_figures(visit: PageVisit) -> list[str]:
@@ -464,7 +489,9 @@ def check_figures(visit: PageVisit) -> list[str]:
     for image in visit.content["figures"]:
         should_show = image["variant"] == scheme
         if image["visible"] != should_show:
-            problems.append(f"{_where(visit)}: figure {image['src']} is {'shown' if image['visible'] else 'hidden'} in {scheme} mode")
+            problems.append(
+                f"{_where(visit)}: figure {image['src']} is {'shown' if image['visible'] else 'hidden'} in {scheme} mode"
+            )
         if should_show and not image["loaded"]:
             problems.append(f"{_where(visit)}: figure {image['src']} did not load")
         if not image["alt"].strip():
@@ -477,15 +504,23 @@ def check_scheme(visit: PageVisit) -> list[str]:
     scheme = visit.mode.scheme
     wanted = {"light": "default", "dark": "slate"}[scheme]
     got = visit.content["scheme"]
-    return [] if got == wanted else [f"{_where(visit)}: the theme shows colour scheme {got!r}, not {wanted!r}, for a reader who prefers {scheme}"]
+    return (
+        []
+        if got == wanted
+        else [
+            f"{_where(visit)}: the theme shows colour scheme {got!r}, not {wanted!r}, for a reader who prefers {scheme}"
+        ]
+    )
 
 
 def check_axe(visit: PageVisit) -> list[str]:
     problems = []
     for violation in visit.axe or []:
         nodes = "; ".join(f"{node['target']} ({node['summary']})" for node in violation["nodes"])
-        problems.append(f"{_where(visit)}: axe {violation['impact']} {violation['id']} ({violation['help']}) "
-                        f"on {violation['count']} element(s): {nodes}")
+        problems.append(
+            f"{_where(visit)}: axe {violation['impact']} {violation['id']} ({violation['help']}) "
+            f"on {violation['count']} element(s): {nodes}"
+        )
     return problems
 
 
@@ -494,17 +529,23 @@ def check_copies(visit: PageVisit, tested: list[str]) -> list[str]:
     (``tested``: the page's Python blocks, snippet-expanded, in page order)."""
     problems = []
     if len(visit.copies) != len(tested):
-        problems.append(f"{_where(visit)}: {len(visit.copies)} Python blocks on the page, {len(tested)} in its Markdown")
+        problems.append(
+            f"{_where(visit)}: {len(visit.copies)} Python blocks on the page, {len(tested)} in its Markdown"
+        )
     for copy, source in zip(visit.copies, tested):
         number = copy["index"] + 1
         if copy["problem"]:
             problems.append(f"{_where(visit)}: Python block {number} {copy['problem']}")
         elif normalize(copy["text"]) != normalize(copy["shown"]):
-            problems.append(f"{_where(visit)}: Python block {number}: the copy button copies text that is not the code shown "
-                            f"(copied {copy['text'][:80]!r}, shown {copy['shown'][:80]!r})")
+            problems.append(
+                f"{_where(visit)}: Python block {number}: the copy button copies text that is not the code shown "
+                f"(copied {copy['text'][:80]!r}, shown {copy['shown'][:80]!r})"
+            )
         elif normalize(copy["text"]) != normalize(source):
-            problems.append(f"{_where(visit)}: Python block {number}: the copied text is not the source the doc tests ran "
-                            f"(copied {copy['text'][:80]!r}, tested {source[:80]!r})")
+            problems.append(
+                f"{_where(visit)}: Python block {number}: the copied text is not the source the doc tests ran "
+                f"(copied {copy['text'][:80]!r}, tested {source[:80]!r})"
+            )
     return problems
 
 

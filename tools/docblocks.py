@@ -66,7 +66,7 @@ def parse_fences(text: str) -> list[Fence]:
         while end < len(lines) and not closing.match(lines[end]):
             end += 1
         lang, title = _parse_info(match.group("info"))
-        body = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]]
+        body = [line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]]
         fences.append(Fence(lang, title, indent, index + 1, end + 1, body))
         index = end + 1
     return fences
@@ -172,7 +172,9 @@ def run_block(code: str, filename: str, namespace: dict) -> str:
     stdout = io.StringIO()
     try:
         with contextlib.redirect_stdout(stdout):
-            exec(compile(code, filename, "exec", dont_inherit=True), namespace)  # a reader runs it without our __future__ imports
+            exec(
+                compile(code, filename, "exec", dont_inherit=True), namespace
+            )  # a reader runs it without our __future__ imports
     finally:
         numpy.set_printoptions(**saved_options)
     return stdout.getvalue()

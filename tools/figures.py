@@ -38,9 +38,7 @@ THEMES: dict[str, dict[str, object]] = {
         "xtick.color": "#57606a",
         "ytick.color": "#57606a",
         "grid.color": "#d0d7de",
-        "axes.prop_cycle": matplotlib.cycler(
-            color=["#3f51b5", "#d1495b", "#2a9d8f", "#e09f3e", "#6a4c93", "#577590"]
-        ),
+        "axes.prop_cycle": matplotlib.cycler(color=["#3f51b5", "#d1495b", "#2a9d8f", "#e09f3e", "#6a4c93", "#577590"]),
     },
     "dark": {
         "text.color": "#e6edf3",
@@ -49,9 +47,7 @@ THEMES: dict[str, dict[str, object]] = {
         "xtick.color": "#9da7b3",
         "ytick.color": "#9da7b3",
         "grid.color": "#3d444d",
-        "axes.prop_cycle": matplotlib.cycler(
-            color=["#8c9eff", "#ff7b8a", "#5ad1c1", "#f4c06a", "#c3a6ff", "#9cc3e6"]
-        ),
+        "axes.prop_cycle": matplotlib.cycler(color=["#8c9eff", "#ff7b8a", "#5ad1c1", "#f4c06a", "#c3a6ff", "#9cc3e6"]),
     },
 }
 
@@ -97,6 +93,7 @@ def render_svg(name: str, theme: str = "light") -> str:
 
 # --- Part I: linear algebra ------------------------------------------------------------------
 
+
 @figure("unit-circle-map")
 # --8<-- [start:unit-circle-map]
 def unit_circle_map() -> Figure:
@@ -124,6 +121,8 @@ def unit_circle_map() -> Figure:
     ax.legend(loc="lower right", fontsize=9)
     ax.set_title("A = [[2, 1], [1, 2]] stretches along its eigenvectors")
     return fig
+
+
 # --8<-- [end:unit-circle-map]
 
 
@@ -155,6 +154,8 @@ def linear_map_grid() -> Figure:
         ax.grid(False)
     after.text(-3.3, -2.3, "columns of A = images of e1, e2", fontsize=9)
     return fig
+
+
 # --8<-- [end:linear-map-grid]
 
 
@@ -180,10 +181,13 @@ def cosine_angles() -> Figure:
         ax.set_xlim(-2.5, 2.5)
         ax.set_ylim(-1.2, 2.5)
     return fig
+
+
 # --8<-- [end:cosine-angles]
 
 
 # --- Part II: probability, statistics, softmax, information ----------------------------------
+
 
 @figure("law-of-large-numbers")
 # --8<-- [start:law-of-large-numbers]
@@ -198,7 +202,7 @@ def law_of_large_numbers() -> Figure:
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
     for k, (token, p) in enumerate(zip(tokens, probs)):
-        share = np.cumsum(draws == k) / n          # share of token k among the first n samples
+        share = np.cumsum(draws == k) / n  # share of token k among the first n samples
         ax.plot(n, share, color=f"C{k}", label=f"{token} (P = {p:.2f})")
         ax.axhline(p, color=f"C{k}", linestyle=":", linewidth=1)
     ax.set_xscale("log")
@@ -208,6 +212,8 @@ def law_of_large_numbers() -> Figure:
     ax.set_title("Sampled frequencies approach the probabilities")
     ax.legend(loc="upper right", fontsize=9)
     return fig
+
+
 # --8<-- [end:law-of-large-numbers]
 
 
@@ -234,6 +240,8 @@ def exp_and_log() -> Figure:
     ax.legend(loc="upper left", fontsize=9)
     ax.set_title("The exponential and the natural logarithm")
     return fig
+
+
 # --8<-- [end:exp-and-log]
 
 
@@ -261,6 +269,8 @@ def softmax_temperature() -> Figure:
     ax.set_title("softmax(logits / T): the same logits at three temperatures")
     ax.legend(fontsize=9)
     return fig
+
+
 # --8<-- [end:softmax-temperature]
 
 
@@ -271,7 +281,7 @@ def coin_entropy() -> Figure:
     from transformer_math.information import entropy
 
     p = np.linspace(0, 1, 201)
-    h = entropy(np.stack([p, 1 - p], axis=-1))   # one two-outcome distribution per row
+    h = entropy(np.stack([p, 1 - p], axis=-1))  # one two-outcome distribution per row
 
     fig = Figure(figsize=(6, 3.8))
     ax = fig.subplots()
@@ -279,14 +289,22 @@ def coin_entropy() -> Figure:
     ax.axhline(np.log(2), color="C1", linestyle=":", linewidth=1)
     ax.text(0.02, np.log(2) + 0.02, "ln 2 = 0.693 nats (fair coin)", color="C1", fontsize=9)
     ax.plot([0.8], [entropy([0.8, 0.2])], "o", color="C2")
-    ax.annotate("p = 0.8: H = 0.500", (0.8, float(entropy([0.8, 0.2]))), xytext=(0.62, 0.25),
-                arrowprops={"arrowstyle": "->", "color": "C2"}, color="C2", fontsize=9)
+    ax.annotate(
+        "p = 0.8: H = 0.500",
+        (0.8, float(entropy([0.8, 0.2]))),
+        xytext=(0.62, 0.25),
+        arrowprops={"arrowstyle": "->", "color": "C2"},
+        color="C2",
+        fontsize=9,
+    )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 0.8)
     ax.set_xlabel("p = P(heads)")
     ax.set_ylabel("entropy H (nats)")
     ax.set_title("Entropy of a coin")
     return fig
+
+
 # --8<-- [end:coin-entropy]
 
 
@@ -301,18 +319,27 @@ def cross_entropy_curve() -> Figure:
     ax.plot(p, -np.log(p), color="C0")
     for q, color, where in [(0.8, "C2", (0.5, 1.4)), (0.1, "C1", (0.2, 3.2))]:
         ax.plot([q], [-np.log(q)], "o", color=color)
-        ax.annotate(f"p = {q}: loss {-np.log(q):.3f}", (q, -np.log(q)), xytext=where,
-                    arrowprops={"arrowstyle": "->", "color": color}, color=color, fontsize=9)
+        ax.annotate(
+            f"p = {q}: loss {-np.log(q):.3f}",
+            (q, -np.log(q)),
+            xytext=where,
+            arrowprops={"arrowstyle": "->", "color": color},
+            color=color,
+            fontsize=9,
+        )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 5.5)
     ax.set_xlabel("probability the model gave the correct token")
     ax.set_ylabel("loss = -ln p (nats)")
     ax.set_title("Cross entropy of one prediction")
     return fig
+
+
 # --8<-- [end:cross-entropy-curve]
 
 
 # --- Part III: derivatives, gradients, optimizers ---------------------------------------------
+
 
 @figure("finite-difference-error")
 # --8<-- [start:finite-difference-error]
@@ -340,6 +367,8 @@ def finite_difference_error() -> Figure:
     ax.set_title("Derivative of sin at x = 1: too large h truncates, too small h rounds")
     ax.legend(loc="lower left", fontsize=8)
     return fig
+
+
 # --8<-- [end:finite-difference-error]
 
 
@@ -357,25 +386,50 @@ def computation_graph() -> Figure:
     y = z.tanh()
     y.backward()
     names = {id(w): "w", id(x): "x", id(b): "b", id(wx): "w·x", id(z): "z", id(y): "y"}
-    where = {id(w): (0, 2.2), id(x): (0, 0.8), id(b): (2.4, -0.6), id(wx): (2.4, 1.5), id(z): (4.8, 0.6), id(y): (7.2, 0.6)}
+    where = {
+        id(w): (0, 2.2),
+        id(x): (0, 0.8),
+        id(b): (2.4, -0.6),
+        id(wx): (2.4, 1.5),
+        id(z): (4.8, 0.6),
+        id(y): (7.2, 0.6),
+    }
 
     fig = Figure(figsize=(9, 3.6))
     ax = fig.subplots()
     for node in (wx, z, y):  # every computed value: a circle for its operation, arrows in and out
         cx, cy = where[id(node)][0] - 1.0, where[id(node)][1]
         ax.add_patch(Circle((cx, cy), 0.34, fill=False, edgecolor="C3", lw=1.5))
-        ax.text(cx, cy, {"*": "×", "+": "+", "tanh": "tanh"}[node.op], ha="center", va="center",
-                color="C3", fontsize=8 if node.op == "tanh" else 13)
+        ax.text(
+            cx,
+            cy,
+            {"*": "×", "+": "+", "tanh": "tanh"}[node.op],
+            ha="center",
+            va="center",
+            color="C3",
+            fontsize=8 if node.op == "tanh" else 13,
+        )
         for parent in node.parents:
             px, py = where[id(parent)]
-            ax.annotate("", xy=(cx - 0.34, cy), xytext=(px + 0.62, py),
-                        arrowprops={"arrowstyle": "->", "color": "C5", "lw": 1.2})
-        ax.annotate("", xy=(cx + 1.0 - 0.62, cy), xytext=(cx + 0.34, cy),
-                    arrowprops={"arrowstyle": "->", "color": "C5", "lw": 1.2})
+            ax.annotate(
+                "",
+                xy=(cx - 0.34, cy),
+                xytext=(px + 0.62, py),
+                arrowprops={"arrowstyle": "->", "color": "C5", "lw": 1.2},
+            )
+        ax.annotate(
+            "",
+            xy=(cx + 1.0 - 0.62, cy),
+            xytext=(cx + 0.34, cy),
+            arrowprops={"arrowstyle": "->", "color": "C5", "lw": 1.2},
+        )
     for node in (w, x, b, wx, z, y):  # every value: a box with its name, data and grad
         px, py = where[id(node)]
-        ax.add_patch(FancyBboxPatch((px - 0.6, py - 0.38), 1.2, 0.76, boxstyle="round,pad=0.02",
-                                    fill=False, edgecolor="C0", lw=1.5))
+        ax.add_patch(
+            FancyBboxPatch(
+                (px - 0.6, py - 0.38), 1.2, 0.76, boxstyle="round,pad=0.02", fill=False, edgecolor="C0", lw=1.5
+            )
+        )
         ax.text(px, py + 0.17, f"{names[id(node)]} = {node.data:.4g}", ha="center", va="center", fontsize=10)
         ax.text(px, py - 0.17, f"grad {node.grad:.4f}", ha="center", va="center", fontsize=9, color="C1")
     ax.set_xlim(-0.8, 8.0)
@@ -384,6 +438,8 @@ def computation_graph() -> Figure:
     ax.axis("off")
     ax.set_title("Forward: data flows right. Backward: grad = ∂y/∂(value) flows left.", fontsize=10)
     return fig
+
+
 # --8<-- [end:computation-graph]
 
 
@@ -412,10 +468,19 @@ def gradient_field() -> Figure:
     left = fig.axes[0]
     left.quiver([3], [4], [6], [8], color="C1", angles="xy", scale_units="xy", scale=12, width=0.012)
     left.plot([3], [4], "o", color="C1", ms=4)
-    left.annotate("∇f(3, 4) = (6, 8)", xy=(3, 4), xytext=(0.6, 2.9), color="C1", fontsize=10, ha="center",
-                  arrowprops={"arrowstyle": "-", "color": "C1", "lw": 0.8})
+    left.annotate(
+        "∇f(3, 4) = (6, 8)",
+        xy=(3, 4),
+        xytext=(0.6, 2.9),
+        color="C1",
+        fontsize=10,
+        ha="center",
+        arrowprops={"arrowstyle": "-", "color": "C1", "lw": 0.8},
+    )
     fig.suptitle("Gradients (arrows, shortened 12×) point uphill, across the contours")
     return fig
+
+
 # --8<-- [end:gradient-field]
 
 
@@ -444,6 +509,8 @@ def learning_rates() -> Figure:
         ax.set_ylim(-5.5, 5.5)
     fig.suptitle("30 steps of gradient descent from (−5, 2); the minimum is the star")
     return fig
+
+
 # --8<-- [end:learning-rates]
 
 
@@ -454,7 +521,7 @@ def optimizers_compared() -> Figure:
     from transformer_math.optim import SGD, Adam, AdamW
 
     A = np.array([[1.0, 0.0], [0.0, 25.0]])  # curvatures 1 and 25: a long, narrow valley
-    c = np.array([2.0, 1.0])                 # the minimum
+    c = np.array([2.0, 1.0])  # the minimum
     loss = lambda p: 0.5 * (p - c) @ A @ (p - c)  # noqa: E731
     makers = [
         ("SGD, η = 0.075", lambda p: SGD(p, lr=0.075)),
@@ -466,8 +533,14 @@ def optimizers_compared() -> Figure:
 
     fig = Figure(figsize=(10, 4.2))
     paths_ax, loss_ax = fig.subplots(1, 2, width_ratios=[1.4, 1])
-    paths_ax.contour(X, Y, 0.5 * ((X - c[0]) ** 2 + 25 * (Y - c[1]) ** 2), levels=[0.25, 1, 3, 6, 10, 18, 30, 45],
-                     colors="C5", linewidths=0.8)
+    paths_ax.contour(
+        X,
+        Y,
+        0.5 * ((X - c[0]) ** 2 + 25 * (Y - c[1]) ** 2),
+        levels=[0.25, 1, 3, 6, 10, 18, 30, 45],
+        colors="C5",
+        linewidths=0.8,
+    )
     for colour, (name, make) in zip(["C0", "C1", "C2", "C3"], makers):
         p = np.array([-4.0, -1.0])
         opt = make([p])
@@ -487,10 +560,13 @@ def optimizers_compared() -> Figure:
     loss_ax.set_xlabel("step")
     fig.suptitle("One ill-conditioned problem, f(x, y) = ((x − 2)² + 25 (y − 1)²) / 2, four optimizers")
     return fig
+
+
 # --8<-- [end:optimizers-compared]
 
 
 # --- Part IV: attention and the Transformer ----------------------------------------------------
+
 
 @figure("positional-encoding-heatmap")
 # --8<-- [start:positional-encoding-heatmap]
@@ -498,8 +574,8 @@ def positional_encoding_heatmap() -> Figure:
     """The sinusoidal positional encoding: one row per position, one column per feature."""
     from transformer_math.attention import positional_encoding
 
-    pe = positional_encoding(seq_len=40, d_model=16)           # (40, 16)
-    fig = Figure(figsize=(8, 4.2), layout="constrained")        # room for the colour bar
+    pe = positional_encoding(seq_len=40, d_model=16)  # (40, 16)
+    fig = Figure(figsize=(8, 4.2), layout="constrained")  # room for the colour bar
     heat, waves = fig.subplots(1, 2, width_ratios=[1.1, 1])
     image = heat.imshow(pe, cmap="coolwarm", vmin=-1, vmax=1, aspect="auto")
     heat.set_xlabel("feature (column) j")
@@ -511,10 +587,12 @@ def positional_encoding_heatmap() -> Figure:
         waves.plot(pe[:, column], color=colour, label=f"column {column}")
     waves.set_xlabel("position p")
     waves.set_title("three columns as functions of p", fontsize=11)
-    waves.set_ylim(-1.1, 1.55)                                 # free band above the waves
+    waves.set_ylim(-1.1, 1.55)  # free band above the waves
     waves.set_yticks([-1, -0.5, 0, 0.5, 1])
     waves.legend(fontsize=9, loc="upper center", ncols=3)
     return fig
+
+
 # --8<-- [end:positional-encoding-heatmap]
 
 
@@ -528,9 +606,9 @@ def attention_scaling() -> Figure:
     widths = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
     spread, top_raw, top_scaled = [], [], []
     for d_k in widths:
-        q = rng.normal(size=(2000, d_k))                        # entries with mean 0, variance 1
-        k = rng.normal(size=(2000, 8, d_k))                     # 8 keys per query
-        scores = np.einsum("bd,bkd->bk", q, k)                  # (2000, 8) dot products
+        q = rng.normal(size=(2000, d_k))  # entries with mean 0, variance 1
+        k = rng.normal(size=(2000, 8, d_k))  # 8 keys per query
+        scores = np.einsum("bd,bkd->bk", q, k)  # (2000, 8) dot products
         spread.append(scores.std())
         top_raw.append(softmax(scores).max(axis=-1).mean())
         top_scaled.append(softmax(scores / np.sqrt(d_k)).max(axis=-1).mean())
@@ -554,6 +632,8 @@ def attention_scaling() -> Figure:
     right.set_title("mean largest weight among 8 keys", fontsize=11)
     right.legend(fontsize=9)
     return fig
+
+
 # --8<-- [end:attention-scaling]
 
 
@@ -582,6 +662,8 @@ def causal_attention_heatmap() -> Figure:
     ax.grid(False)
     fig.colorbar(image, ax=ax, shrink=0.8)
     return fig
+
+
 # --8<-- [end:causal-attention-heatmap]
 
 
@@ -593,10 +675,10 @@ def training_loss_curve() -> Figure:
 
     vocab = ["the", "cat", "sat", "on", "mat"]
     stream = [vocab.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
-    inputs, targets = make_windows(stream, seq_len=8)          # (6, 8) each
+    inputs, targets = make_windows(stream, seq_len=8)  # (6, 8) each
     params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
     losses = train(params, inputs, targets, n_heads=2, steps=300, lr=0.01)
-    floor = 2 * np.log(2) / inputs.size                        # two unpredictable first tokens
+    floor = 2 * np.log(2) / inputs.size  # two unpredictable first tokens
 
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
@@ -608,6 +690,8 @@ def training_loss_curve() -> Figure:
     ax.set_ylabel("loss")
     ax.legend(fontsize=9)
     return fig
+
+
 # --8<-- [end:training-loss-curve]
 
 
@@ -637,4 +721,6 @@ def trained_attention() -> Figure:
     axes[0].set_ylabel("query")
     fig.colorbar(image, ax=list(axes), shrink=0.8)
     return fig
+
+
 # --8<-- [end:trained-attention]

@@ -56,17 +56,13 @@ def check(name, answer, expected, tol=1e-4):
     elif not np.all(np.isfinite(got)):
         print(f"Wrong: {name} contains inf or nan:\n{got}")
     elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\n"
-              f"but should be\n{np.round(expected, 4)}")
+        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
     else:
         print(f"Correct: {name}")
 
 
 # %%
-X = np.array([[1, 0, 1],
-              [0, 2, 0],
-              [1, 1, 0],
-              [0, 0, 1]], dtype=float)
+X = np.array([[1, 0, 1], [0, 2, 0], [1, 1, 0], [0, 0, 1]], dtype=float)
 W_Q = np.array([[1, 0], [0, 1], [1, -1]], dtype=float)
 W_K = np.array([[1, 0], [0, 1], [0, 1]], dtype=float)
 W_V = np.array([[1, 0], [0, 1], [2, 0]], dtype=float)
@@ -166,10 +162,16 @@ weights = ...
 # </details>
 
 # %%
-check("weights", lambda: weights, [[0.4232, 0.0507, 0.4232, 0.1029],
-                                   [0.1406, 0.5783, 0.1406, 0.1406],
-                                   [0.2863, 0.2863, 0.2863, 0.1412],
-                                   [0.3655, 0.0889, 0.3655, 0.1802]])
+check(
+    "weights",
+    lambda: weights,
+    [
+        [0.4232, 0.0507, 0.4232, 0.1029],
+        [0.1406, 0.5783, 0.1406, 0.1406],
+        [0.2863, 0.2863, 0.2863, 0.1412],
+        [0.3655, 0.0889, 0.3655, 0.1802],
+    ],
+)
 check("row sums of weights", lambda: np.sum(weights, axis=-1), [1, 1, 1, 1])
 
 # %% [markdown]
@@ -191,7 +193,4 @@ out = ...
 # </details>
 
 # %%
-check("out", lambda: out, [[1.8985, 0.5247],
-                           [0.8435, 1.2971],
-                           [1.4274, 0.8588],
-                           [1.8223, 0.5432]])
+check("out", lambda: out, [[1.8985, 0.5247], [0.8435, 1.2971], [1.4274, 0.8588], [1.8223, 0.5432]])

@@ -52,8 +52,7 @@ def check(name, answer, expected, tol=1e-4):
     elif not np.all(np.isfinite(got)):
         print(f"Wrong: {name} contains inf or nan:\n{got}")
     elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\n"
-              f"but should be\n{np.round(expected, 4)}")
+        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
     else:
         print(f"Correct: {name}")
 
@@ -87,6 +86,7 @@ check("loss_at_one_half", lambda: loss_at_one_half, np.log(2))
 #
 # Clip the predictions to $[10^{-15}, 1 - 10^{-15}]$ with `np.clip` so that $\log 0$ never
 # happens, then apply the formula.
+
 
 # %% tags=["exercise"]
 def cross_entropy(y_true, y_pred):
@@ -126,6 +126,7 @@ check("a confident wrong answer", lambda: cross_entropy(y, [1, 0, 0]), 34.5388)
 #
 # and $\log \sum_j e^{z_j} = m + \log \sum_j e^{z_j - m}$ with $m = \max_j z_j$ never overflows.
 
+
 # %% tags=["exercise"]
 def cross_entropy_from_logits(logits, target):
     z = np.asarray(logits, dtype=float)
@@ -145,6 +146,5 @@ def cross_entropy_from_logits(logits, target):
 # </details>
 
 # %%
-check("logits [2.0, 1.0, 0.1], target 0",
-      lambda: cross_entropy_from_logits([2.0, 1.0, 0.1], 0), 0.4170)
+check("logits [2.0, 1.0, 0.1], target 0", lambda: cross_entropy_from_logits([2.0, 1.0, 0.1], 0), 0.4170)
 check("huge logits", lambda: cross_entropy_from_logits([1000, 0, 0], 1), 1000.0)

@@ -49,8 +49,7 @@ def check(name, answer, expected, tol=1e-4):
     elif not np.all(np.isfinite(got)):
         print(f"Wrong: {name} contains inf or nan:\n{got}")
     elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\n"
-              f"but should be\n{np.round(expected, 4)}")
+        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
     else:
         print(f"Correct: {name}")
 
@@ -139,6 +138,7 @@ check("transposed", lambda: transposed, [[1, 3], [2, 4]])
 # $m \times p$ matrix $Y$ the result is $n \times p$. Use `np.zeros((n, p))` for the result and
 # three nested loops. The check also tries matrices that are not square, where the order of the
 # shapes matters.
+
 
 # %% tags=["exercise"]
 def matmul(X, Y):

@@ -52,8 +52,7 @@ def check(name, answer, expected, tol=1e-4):
     elif not np.all(np.isfinite(got)):
         print(f"Wrong: {name} contains inf or nan:\n{got}")
     elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\n"
-              f"but should be\n{np.round(expected, 4)}")
+        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
     else:
         print(f"Correct: {name}")
 
@@ -62,6 +61,7 @@ def check(name, answer, expected, tol=1e-4):
 # ## 1. A stable softmax of a vector
 #
 # Subtract the maximum, exponentiate with `np.exp`, divide by the sum.
+
 
 # %% tags=["exercise"]
 def softmax(x):
@@ -82,11 +82,9 @@ def softmax(x):
 # </details>
 
 # %%
-check("softmax([2.5, 1.2, 0.3, 3.1])", lambda: softmax([2.5, 1.2, 0.3, 3.1]),
-      [0.3120, 0.0850, 0.0346, 0.5684])
+check("softmax([2.5, 1.2, 0.3, 3.1])", lambda: softmax([2.5, 1.2, 0.3, 3.1]), [0.3120, 0.0850, 0.0346, 0.5684])
 check("sum of softmax([1, 2, 3])", lambda: np.sum(softmax([1, 2, 3])), 1.0)
-check("softmax([1000, 1001, 1002])", lambda: softmax([1000, 1001, 1002]),
-      [0.0900, 0.2447, 0.6652])
+check("softmax([1000, 1001, 1002])", lambda: softmax([1000, 1001, 1002]), [0.0900, 0.2447, 0.6652])
 
 # %% [markdown]
 # ## 2. Temperature
@@ -94,6 +92,7 @@ check("softmax([1000, 1001, 1002])", lambda: softmax([1000, 1001, 1002]),
 # Dividing the scores by a temperature $T > 0$ before the softmax sharpens the distribution when
 # $T < 1$ and flattens it when $T > 1$:
 # $\operatorname{softmax}(x / T)$. Use your `softmax` from above.
+
 
 # %% tags=["exercise"]
 def softmax_with_temperature(x, temperature):
@@ -114,10 +113,8 @@ def softmax_with_temperature(x, temperature):
 
 # %%
 scores = [2.5, 1.2, 0.3, 3.1]
-check("T = 0.5", lambda: softmax_with_temperature(scores, 0.5),
-      [0.2269, 0.0169, 0.0028, 0.7534])
-check("T = 10", lambda: softmax_with_temperature(scores, 10),
-      [0.2672, 0.2346, 0.2144, 0.2837])
+check("T = 0.5", lambda: softmax_with_temperature(scores, 0.5), [0.2269, 0.0169, 0.0028, 0.7534])
+check("T = 10", lambda: softmax_with_temperature(scores, 10), [0.2672, 0.2346, 0.2144, 0.2837])
 
 # %% [markdown]
 # ## 3. Softmax of each row
@@ -125,6 +122,7 @@ check("T = 10", lambda: softmax_with_temperature(scores, 10),
 # Attention applies softmax to each row of a score matrix separately: every row must sum to 1.
 # Take the maximum and the sum along the last axis, with `axis=-1, keepdims=True` so that the
 # shapes line up for broadcasting.
+
 
 # %% tags=["exercise"]
 def softmax_rows(S):
@@ -146,7 +144,6 @@ def softmax_rows(S):
 
 # %%
 S = [[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]
-check("softmax_rows(S)", lambda: softmax_rows(S),
-      [[0.0900, 0.2447, 0.6652], [1 / 3, 1 / 3, 1 / 3]])
+check("softmax_rows(S)", lambda: softmax_rows(S), [[0.0900, 0.2447, 0.6652], [1 / 3, 1 / 3, 1 / 3]])
 huge = [[1000.0, 0.0], [0.0, -1000.0]]
 check("softmax_rows(huge)", lambda: softmax_rows(huge), [[1, 0], [1, 0]])

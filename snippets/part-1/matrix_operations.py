@@ -1,14 +1,18 @@
 import numpy as np
 
-A = np.array([
-    [1, 2],
-    [3, 4],
-])
+A = np.array(
+    [
+        [1, 2],
+        [3, 4],
+    ]
+)
 
-B = np.array([
-    [5, 6],
-    [7, 8],
-])
+B = np.array(
+    [
+        [5, 6],
+        [7, 8],
+    ]
+)
 
 print("Addition:\n", A + B)
 

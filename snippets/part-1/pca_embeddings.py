@@ -1,11 +1,12 @@
 import numpy as np
+
 from transformer_math.linalg import power_iteration
 
 # 300 "embedding vectors" of dimension 8 that mostly vary along 2 hidden directions, plus noise.
 rng = np.random.default_rng(0)
 n, d = 300, 8
 directions, _ = np.linalg.qr(rng.normal(size=(d, 2)))  # two orthonormal directions, shape (8, 2)
-strengths = rng.normal(size=(n, 2)) * [3.0, 1.5]        # how far each vector goes along each
+strengths = rng.normal(size=(n, 2)) * [3.0, 1.5]  # how far each vector goes along each
 X = strengths @ directions.T + 0.3 * rng.normal(size=(n, d))
 print("embeddings:", X.shape)
 
@@ -14,7 +15,7 @@ X_centred = X - X.mean(axis=0)
 C = X_centred.T @ X_centred / (n - 1)  # (8, 8), symmetric
 print("covariance:", C.shape, " symmetric:", np.allclose(C, C.T), " same as np.cov:", np.allclose(C, np.cov(X.T)))
 
-values, vectors = np.linalg.eigh(C)            # ascending order
+values, vectors = np.linalg.eigh(C)  # ascending order
 values, vectors = values[::-1], vectors[:, ::-1]  # largest first
 print("eigenvalues (variance along each axis):", np.round(values, 3))
 explained = values / values.sum()

@@ -63,6 +63,8 @@ def causal_mask(n):
     if int(n) != n or n < 1:
         raise ValueError(f"the sequence length n must be a positive integer, got {n!r}")
     return np.tril(np.ones((int(n), int(n)), dtype=bool))
+
+
 # --8<-- [end:causal_mask]
 
 
@@ -150,11 +152,13 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     q, k, v = (np.asarray(a, dtype=float) for a in (q, k, v))
     mask = _check_attention_inputs(q, k, v, mask)
     d_k = q.shape[-1]
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)        # (..., n_q, n_k)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # (..., n_q, n_k)
     if mask is not None:
-        scores = np.where(mask, scores, -np.inf)                # masked: exp(-inf) = 0
+        scores = np.where(mask, scores, -np.inf)  # masked: exp(-inf) = 0
     weights = softmax(scores, axis=-1)
     return weights @ v, weights
+
+
 # --8<-- [end:scaled_dot_product_attention]
 
 
@@ -185,8 +189,8 @@ def split_heads(x, n_heads):
             "every head must get the same whole number of features"
         )
     d_head = d_model // n_heads
-    x = x.reshape(*x.shape[:-1], n_heads, d_head)              # (..., n, h, d_head)
-    return np.swapaxes(x, -3, -2)                              # (..., h, n, d_head)
+    x = x.reshape(*x.shape[:-1], n_heads, d_head)  # (..., n, h, d_head)
+    return np.swapaxes(x, -3, -2)  # (..., h, n, d_head)
 
 
 def merge_heads(x):
@@ -199,8 +203,10 @@ def merge_heads(x):
     True
     """
     x = np.asarray(x)
-    x = np.swapaxes(x, -3, -2)                                 # (..., n, h, d_head)
+    x = np.swapaxes(x, -3, -2)  # (..., n, h, d_head)
     return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])
+
+
 # --8<-- [end:heads]
 
 
@@ -244,12 +250,16 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     d_model = x.shape[-1]
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o)):
         if np.shape(w) != (d_model, d_model):
-            raise ValueError(f"{name} must have shape ({d_model}, {d_model}) for d_model = {d_model}, got {np.shape(w)}")
-    q = split_heads(x @ w_q, n_heads)                          # (..., h, n, d_head)
+            raise ValueError(
+                f"{name} must have shape ({d_model}, {d_model}) for d_model = {d_model}, got {np.shape(w)}"
+            )
+    q = split_heads(x @ w_q, n_heads)  # (..., h, n, d_head)
     k = split_heads(x @ w_k, n_heads)
     v = split_heads(x @ w_v, n_heads)
-    heads, weights = scaled_dot_product_attention(q, k, v, mask)   # scaled by sqrt(d_head)
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)  # scaled by sqrt(d_head)
     return merge_heads(heads) @ w_o, weights
+
+
 # --8<-- [end:multi_head_attention]
 
 
@@ -281,11 +291,13 @@ def positional_encoding(seq_len, d_model):
     """
     if seq_len < 1 or d_model < 1:
         raise ValueError(f"seq_len and d_model must be >= 1, got seq_len = {seq_len}, d_model = {d_model}")
-    positions = np.arange(seq_len)[:, None]                     # (n, 1)
-    two_i = np.arange(0, d_model, 2)                           # 0, 2, 4, ...
-    angles = positions / 10000 ** (two_i / d_model)            # (n, ceil(d / 2))
+    positions = np.arange(seq_len)[:, None]  # (n, 1)
+    two_i = np.arange(0, d_model, 2)  # 0, 2, 4, ...
+    angles = positions / 10000 ** (two_i / d_model)  # (n, ceil(d / 2))
     pe = np.zeros((seq_len, d_model))
     pe[:, 0::2] = np.sin(angles)
     pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
     return pe
+
+
 # --8<-- [end:positional_encoding]

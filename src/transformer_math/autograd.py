@@ -60,6 +60,7 @@ class Value:
 
     def __repr__(self):
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g})"
+
     # --8<-- [end:Value]
 
     # --8<-- [start:operations]
@@ -95,6 +96,7 @@ class Value:
 
         out._backward = _backward
         return out
+
     # --8<-- [end:operations]
 
     # --8<-- [start:functions]
@@ -135,6 +137,7 @@ class Value:
 
         out._backward = _backward
         return out
+
     # --8<-- [end:functions]
 
     # --8<-- [start:derived]
@@ -159,6 +162,7 @@ class Value:
 
     def __rtruediv__(self, other):  # 2 / a
         return Value(other) / self
+
     # --8<-- [end:derived]
 
     # --8<-- [start:backward]
@@ -193,4 +197,5 @@ class Value:
         self.grad = 1.0  # d self / d self
         for v in reversed(order):  # outputs before inputs: each grad is complete before it is passed on
             v._backward()
+
     # --8<-- [end:backward]

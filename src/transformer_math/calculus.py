@@ -85,6 +85,8 @@ def derivative(f: Callable[[float], float], x: float, h: float = 1e-5, method: s
         after, here = _scalar(f(x + h), f"at x + h = {x + h!r}"), _scalar(f(x), f"at x = {x!r}")
         return (after - here) / h
     raise ValueError(f"unknown method {method!r}; use one of {', '.join(map(repr, METHODS))}")
+
+
 # --8<-- [end:derivative]
 
 
@@ -133,6 +135,8 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> 
         x[index] = original
         grad[index] = (after - before) / (2 * h)
     return grad
+
+
 # --8<-- [end:numerical_gradient]
 
 
@@ -187,4 +191,6 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
     numeric = numerical_gradient(f, x, h)
     scale = np.maximum(np.maximum(np.abs(analytic), np.abs(numeric)), 1.0)
     return float(np.max(np.abs(analytic - numeric) / scale, initial=0.0))
+
+
 # --8<-- [end:gradient_check]

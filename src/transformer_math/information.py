@@ -85,6 +85,8 @@ def entropy(p, axis=-1):
     """
     p = _distribution(p, "p", axis)
     return 0.0 - np.sum(_xlogy(p, p), axis=axis)  # 0.0 - ...: a certain outcome gives 0.0, not -0.0
+
+
 # --8<-- [end:entropy]
 
 
@@ -120,6 +122,8 @@ def cross_entropy(y_true, y_pred, eps=1e-15):
     _same_shape(y_true, y_pred, "y_true", "y_pred")
     per_row = 0.0 - np.sum(_xlogy(y_true, np.maximum(y_pred, eps)), axis=-1)
     return float(np.mean(per_row))
+
+
 # --8<-- [end:cross_entropy]
 
 
@@ -173,6 +177,8 @@ def cross_entropy_from_logits(logits, targets):
     log_probs = log_softmax(logits, axis=-1)
     picked = np.take_along_axis(log_probs, targets[..., None], axis=-1)  # log p(correct token), shape (..., 1)
     return float(0.0 - np.mean(picked))
+
+
 # --8<-- [end:cross_entropy_from_logits]
 
 
@@ -198,9 +204,9 @@ def kl_divergence(p, q, axis=-1):
     p = _distribution(p, "p", axis)
     q = _distribution(q, "q", axis)
     _same_shape(p, q, "p", "q")
-    with np.errstate(all="ignore"):           # the odd cases below are settled by np.where, not warned about
+    with np.errstate(all="ignore"):  # the odd cases below are settled by np.where, not warned about
         ratio = p / q
-        log_ratio = np.log(ratio)             # the textbook form, accurate when p / q is an ordinary number
+        log_ratio = np.log(ratio)  # the textbook form, accurate when p / q is an ordinary number
         # p close to q: log1p keeps the digits of a tiny difference that log(1 + tiny) would round away
         near = (ratio > 0.5) & (ratio < 2.0)
         log_ratio = np.where(near, np.log1p((p - q) / q), log_ratio)
@@ -209,6 +215,8 @@ def kl_divergence(p, q, axis=-1):
         log_ratio = np.where(extreme, np.log(p) - np.log(q), log_ratio)
         terms = np.where(p == 0, 0.0, p * log_ratio)  # 0 log(0 / q) = 0
     return np.sum(terms, axis=axis)
+
+
 # --8<-- [end:kl_divergence]
 
 
@@ -225,4 +233,6 @@ def perplexity(logits, targets):
     4.0
     """
     return float(np.exp(cross_entropy_from_logits(logits, targets)))
+
+
 # --8<-- [end:perplexity]

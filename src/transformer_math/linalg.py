@@ -59,6 +59,8 @@ def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
             for k in range(n):  # in a sum over the shared dimension
                 C[i, j] += A[i, k] * B[k, j]
     return C
+
+
 # --8<-- [end:matmul_loops]
 
 
@@ -96,6 +98,8 @@ def dot(a: ArrayLike, b: ArrayLike):
     for a_i, b_i in zip(a, b):
         total += a_i * b_i
     return total
+
+
 # --8<-- [end:dot]
 
 
@@ -118,6 +122,8 @@ def norm(v: ArrayLike) -> float:
     if v.ndim != 1:
         raise ValueError(f"norm needs a 1-D vector, got shape {v.shape}")
     return float(np.sqrt(dot(v, v)))
+
+
 # --8<-- [end:norm]
 
 
@@ -145,6 +151,8 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
     if norm_a == 0 or norm_b == 0:
         raise ValueError("cosine similarity is undefined for a zero vector: it has no direction")
     return float(np.clip(dot(a, b) / (norm_a * norm_b), -1.0, 1.0))
+
+
 # --8<-- [end:cosine_similarity]
 
 
@@ -205,4 +213,6 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     if v[np.argmax(np.abs(v))] < 0:  # make the sign deterministic
         v = -v
     return eigenvalue, v
+
+
 # --8<-- [end:power_iteration]

@@ -29,8 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def _check_number(name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False,
-                  high_open: bool = True) -> float:
+def _check_number(
+    name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False, high_open: bool = True
+) -> float:
     """``value`` as a float, or a ValueError that names the hyperparameter and the allowed range."""
     try:
         number = float(value)
@@ -54,8 +55,10 @@ class Optimizer:
         self.params = list(params)
         for i, p in enumerate(self.params):
             if not (isinstance(p, np.ndarray) and np.issubdtype(p.dtype, np.floating)):
-                raise TypeError(f"parameter {i} must be a NumPy float array (it is updated in place), "
-                                f"got {type(p).__name__} of dtype {getattr(p, 'dtype', None)}")
+                raise TypeError(
+                    f"parameter {i} must be a NumPy float array (it is updated in place), "
+                    f"got {type(p).__name__} of dtype {getattr(p, 'dtype', None)}"
+                )
         self.lr = _check_number("lr (the learning rate)", lr, 0.0, low_open=True)
         self.t = 0  # number of steps taken
 
@@ -73,6 +76,8 @@ class Optimizer:
                 raise ValueError(f"gradient {i} contains nan or inf; the parameters were not changed")
             checked.append(g)
         return checked
+
+
 # --8<-- [end:Optimizer]
 
 
@@ -117,8 +122,9 @@ class SGD(Optimizer):
         self.t += 1
         for p, g, v in zip(self.params, grads, self.velocity):
             v *= self.momentum
-            v += g                      # v = mu * v + g
-            p -= self.lr * v            # in place: the caller's array changes
+            v += g  # v = mu * v + g
+            p -= self.lr * v  # in place: the caller's array changes
+
     # --8<-- [end:SGD]
 
 
@@ -175,6 +181,7 @@ class Adam(Optimizer):
             m_hat = m / (1 - self.beta1**self.t)  # bias correction
             v_hat = v / (1 - self.beta2**self.t)
             p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
     # --8<-- [end:Adam]
 
 
@@ -224,5 +231,6 @@ class AdamW(Adam):
         grads = self._checked(grads)  # check before decaying, so a bad call changes nothing
         for p in self.params:
             p -= self.lr * self.weight_decay * p  # decoupled: not part of the gradient
-        super().step(grads)                       # Adam's step from the loss gradient alone
+        super().step(grads)  # Adam's step from the loss gradient alone
+
     # --8<-- [end:AdamW]

@@ -80,6 +80,8 @@ def naive_softmax(x, axis=-1):
     """
     e = np.exp(_as_float_array(x))
     return e / np.sum(e, axis=axis, keepdims=True)
+
+
 # --8<-- [end:naive_softmax]
 
 
@@ -120,12 +122,14 @@ def softmax(x, axis=-1, temperature=1.0):
         raise ValueError(f"temperature must be > 0, got {temperature}")
     x = _as_float_array(x)
     m = _row_max(x, axis, where="softmax")
-    out = np.subtract(x, m)                  # the one full-size array we allocate; every entry <= 0
+    out = np.subtract(x, m)  # the one full-size array we allocate; every entry <= 0
     if temperature != 1.0:
-        out /= temperature                   # (x - m) / T: the maximum of x / T is m / T
-    np.exp(out, out=out)                     # in place: exp(-inf) is exactly 0
+        out /= temperature  # (x - m) / T: the maximum of x / T is m / T
+    np.exp(out, out=out)  # in place: exp(-inf) is exactly 0
     out /= np.sum(out, axis=axis, keepdims=True)
     return out
+
+
 # --8<-- [end:softmax]
 
 
@@ -154,12 +158,14 @@ def logsumexp(x, axis=-1, keepdims=False):
     """
     x = _as_float_array(x)
     m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)     # an all -inf (or inf/NaN) row: shift by 0, let IEEE rules apply
+    m = np.where(np.isfinite(m), m, 0.0)  # an all -inf (or inf/NaN) row: shift by 0, let IEEE rules apply
     shifted = np.subtract(x, m)
     np.exp(shifted, out=shifted)
-    with np.errstate(divide="ignore"):      # log(0) = -inf is the right answer for an all -inf row
+    with np.errstate(divide="ignore"):  # log(0) = -inf is the right answer for an all -inf row
         out = np.log(np.sum(shifted, axis=axis, keepdims=True)) + m
     return out if keepdims else np.squeeze(out, axis=axis)
+
+
 # --8<-- [end:logsumexp]
 
 
@@ -194,8 +200,10 @@ def log_softmax(x, axis=-1):
     """
     x = _as_float_array(x)
     m = _row_max(x, axis, where="log_softmax")
-    out = np.subtract(x, m)                  # shifted scores, every entry <= 0
+    out = np.subtract(x, m)  # shifted scores, every entry <= 0
     total = np.sum(np.exp(out), axis=axis, keepdims=True)  # >= 1: the maximum contributes exp(0) = 1
     out -= np.log(total)
     return out
+
+
 # --8<-- [end:log_softmax]

@@ -56,6 +56,8 @@ def mean(x, axis=None, keepdims=False):
     if n == 0:
         raise ValueError(f"mean of no values: shape {x.shape}, axis {axis}")
     return np.sum(x, axis=axis, keepdims=keepdims) / n
+
+
 # --8<-- [end:mean]
 
 
@@ -86,6 +88,8 @@ def variance(x, axis=None, ddof=0, keepdims=False):
         raise ValueError(f"variance with ddof={ddof} needs more than {ddof} values along axis {axis}, got {n}")
     deviations = x - mean(x, axis=axis, keepdims=True)
     return np.sum(deviations * deviations, axis=axis, keepdims=keepdims) / (n - ddof)
+
+
 # --8<-- [end:variance]
 
 
@@ -99,6 +103,8 @@ def std(x, axis=None, ddof=0, keepdims=False):
     1.4142135623730951
     """
     return np.sqrt(variance(x, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
 # --8<-- [end:std]
 
 
@@ -133,7 +139,7 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
     var = variance(x, axis=axis, keepdims=True)
     y = (x - mu) / np.sqrt(var + eps)
     shape = [1] * x.ndim
-    shape[axis] = d                          # gamma and beta run along the feature axis
+    shape[axis] = d  # gamma and beta run along the feature axis
     if gamma is not None:
         gamma = np.asarray(gamma, dtype=np.float64)
         if gamma.shape != (d,):
@@ -145,4 +151,6 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
             raise ValueError(f"beta must have shape ({d},) to match axis {axis} of x {x.shape}, got {beta.shape}")
         y = y + beta.reshape(shape)
     return y
+
+
 # --8<-- [end:layer_norm]

@@ -102,14 +102,24 @@ def init_params(vocab_size, d_model, d_ff, seed=0):
     d = d_model
     return {
         "W_E": rng.normal(0.0, 1.0, size=(vocab_size, d)),
-        "ln1_g": np.ones(d), "ln1_b": np.zeros(d),
-        "W_Q": weight(d, d), "W_K": weight(d, d), "W_V": weight(d, d), "W_O": weight(d, d),
-        "ln2_g": np.ones(d), "ln2_b": np.zeros(d),
-        "W_1": weight(d, d_ff), "b_1": np.zeros(d_ff),
-        "W_2": weight(d_ff, d), "b_2": np.zeros(d),
-        "lnf_g": np.ones(d), "lnf_b": np.zeros(d),
+        "ln1_g": np.ones(d),
+        "ln1_b": np.zeros(d),
+        "W_Q": weight(d, d),
+        "W_K": weight(d, d),
+        "W_V": weight(d, d),
+        "W_O": weight(d, d),
+        "ln2_g": np.ones(d),
+        "ln2_b": np.zeros(d),
+        "W_1": weight(d, d_ff),
+        "b_1": np.zeros(d_ff),
+        "W_2": weight(d_ff, d),
+        "b_2": np.zeros(d),
+        "lnf_g": np.ones(d),
+        "lnf_b": np.zeros(d),
         "W_U": weight(d, vocab_size),
     }
+
+
 # --8<-- [end:init_params]
 
 
@@ -145,32 +155,51 @@ def forward(params, tokens, n_heads):
     if not np.issubdtype(tokens.dtype, np.integer):
         raise ValueError(f"tokens must be integer ids, got dtype {tokens.dtype}")
     if tokens.size and (tokens.min() < 0 or tokens.max() >= vocab_size):
-        raise ValueError(f"token ids must lie in 0 .. {vocab_size - 1} for a vocabulary of {vocab_size}, "
-                         f"got ids from {tokens.min()} to {tokens.max()}")
+        raise ValueError(
+            f"token ids must lie in 0 .. {vocab_size - 1} for a vocabulary of {vocab_size}, "
+            f"got ids from {tokens.min()} to {tokens.max()}"
+        )
     if int(n_heads) != n_heads or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
     if d % n_heads != 0:
         raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")
     n = tokens.shape[-1]
 
-    x0 = params["W_E"][tokens] + positional_encoding(n, d)            # (..., n, d)
+    x0 = params["W_E"][tokens] + positional_encoding(n, d)  # (..., n, d)
     a = layer_norm(x0, params["ln1_g"], params["ln1_b"], eps=LN_EPS)
-    q = split_heads(a @ params["W_Q"], n_heads)                      # (..., h, n, d_head)
+    q = split_heads(a @ params["W_Q"], n_heads)  # (..., h, n, d_head)
     k = split_heads(a @ params["W_K"], n_heads)
     v = split_heads(a @ params["W_V"], n_heads)
     heads, weights = scaled_dot_product_attention(q, k, v, causal_mask(n))  # weights: (..., h, n, n)
-    o = merge_heads(heads)                                           # (..., n, d)
-    x1 = x0 + o @ params["W_O"]                                      # residual around attention
+    o = merge_heads(heads)  # (..., n, d)
+    x1 = x0 + o @ params["W_O"]  # residual around attention
     c = layer_norm(x1, params["ln2_g"], params["ln2_b"], eps=LN_EPS)
-    u = c @ params["W_1"] + params["b_1"]                            # (..., n, d_ff)
-    r = np.maximum(u, 0.0)                                           # ReLU
-    x2 = x1 + r @ params["W_2"] + params["b_2"]                      # residual around feed-forward
+    u = c @ params["W_1"] + params["b_1"]  # (..., n, d_ff)
+    r = np.maximum(u, 0.0)  # ReLU
+    x2 = x1 + r @ params["W_2"] + params["b_2"]  # residual around feed-forward
     z = layer_norm(x2, params["lnf_g"], params["lnf_b"], eps=LN_EPS)
-    logits = z @ params["W_U"]                                       # (..., n, V)
+    logits = z @ params["W_U"]  # (..., n, V)
 
-    cache = {"tokens": tokens, "n_heads": n_heads, "x0": x0, "a": a, "q": q, "k": k, "v": v,
-             "weights": weights, "o": o, "x1": x1, "c": c, "u": u, "r": r, "x2": x2, "z": z}
+    cache = {
+        "tokens": tokens,
+        "n_heads": n_heads,
+        "x0": x0,
+        "a": a,
+        "q": q,
+        "k": k,
+        "v": v,
+        "weights": weights,
+        "o": o,
+        "x1": x1,
+        "c": c,
+        "u": u,
+        "r": r,
+        "x2": x2,
+        "z": z,
+    }
     return logits, cache
+
+
 # --8<-- [end:forward]
 
 
@@ -188,8 +217,10 @@ def cross_entropy_backward(logits, targets):
     """
     logits = np.asarray(logits, dtype=float)
     targets = np.asarray(targets)
-    one_hot = np.eye(logits.shape[-1])[targets]                      # (..., V): 1 at each target
-    return (softmax(logits, axis=-1) - one_hot) / targets.size       # prediction minus target
+    one_hot = np.eye(logits.shape[-1])[targets]  # (..., V): 1 at each target
+    return (softmax(logits, axis=-1) - one_hot) / targets.size  # prediction minus target
+
+
 # --8<-- [end:cross_entropy_backward]
 
 
@@ -222,6 +253,8 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
     dx = (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) / s
     d = x.shape[-1]
     return dx, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)
+
+
 # --8<-- [end:layer_norm_backward]
 
 
@@ -272,20 +305,20 @@ def backward(params, cache, dlogits):
     # x2 = x1 + relu(c @ W_1 + b_1) @ W_2 + b_2, c = LN_2(x1)
     grads["W_2"] = _weight_grad(C["r"], dx2)
     grads["b_2"] = dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)
-    du = (dx2 @ P["W_2"].T) * (C["u"] > 0)                          # ReLU passes gradient where u > 0
+    du = (dx2 @ P["W_2"].T) * (C["u"] > 0)  # ReLU passes gradient where u > 0
     grads["W_1"] = _weight_grad(C["c"], du)
     grads["b_1"] = du.reshape(-1, du.shape[-1]).sum(axis=0)
     dc = du @ P["W_1"].T
     dx1_ffn, grads["ln2_g"], grads["ln2_b"] = layer_norm_backward(dc, C["x1"], P["ln2_g"])
-    dx1 = dx2 + dx1_ffn                                              # residual: both paths add up
+    dx1 = dx2 + dx1_ffn  # residual: both paths add up
 
     # x1 = x0 + merge(softmax(q k^T / sqrt(d_head)) v) @ W_O
     grads["W_O"] = _weight_grad(C["o"], dx1)
-    d_heads = split_heads(dx1 @ P["W_O"].T, n_heads)                 # (..., h, n, d_head)
+    d_heads = split_heads(dx1 @ P["W_O"].T, n_heads)  # (..., h, n, d_head)
     w = C["weights"]
     dv = np.swapaxes(w, -1, -2) @ d_heads
     dw = d_heads @ np.swapaxes(C["v"], -1, -2)
-    dscores = w * (dw - np.sum(dw * w, axis=-1, keepdims=True))     # softmax backward; 0 where masked
+    dscores = w * (dw - np.sum(dw * w, axis=-1, keepdims=True))  # softmax backward; 0 where masked
     dq = dscores @ C["k"] / np.sqrt(d_head)
     dk = np.swapaxes(dscores, -1, -2) @ C["q"] / np.sqrt(d_head)
     dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)  # back to (..., n, d)
@@ -299,7 +332,9 @@ def backward(params, cache, dlogits):
     # x0 = W_E[tokens] + PE: each position's gradient goes to its token's row
     grads["W_E"] = np.zeros_like(P["W_E"])
     np.add.at(grads["W_E"], C["tokens"].reshape(-1), dx0.reshape(-1, dx0.shape[-1]))
-    return {name: grads[name] for name in params}                    # same order as params
+    return {name: grads[name] for name in params}  # same order as params
+
+
 # --8<-- [end:backward]
 
 
@@ -317,6 +352,8 @@ def loss_and_grads(params, tokens, targets, n_heads):
     logits, cache = forward(params, tokens, n_heads)
     loss = cross_entropy_from_logits(logits, targets)
     return loss, backward(params, cache, cross_entropy_backward(logits, targets))
+
+
 # --8<-- [end:loss_and_grads]
 
 
@@ -347,6 +384,8 @@ def make_windows(stream, seq_len):
     starts = np.arange(len(stream) - seq_len)[:, None]
     offsets = np.arange(seq_len)[None, :]
     return stream[starts + offsets], stream[starts + offsets + 1]
+
+
 # --8<-- [end:make_windows]
 
 
@@ -373,6 +412,8 @@ def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01):
         optimizer.step([grads[name] for name in names])
         losses.append(loss)
     return losses
+
+
 # --8<-- [end:train]
 
 
@@ -395,4 +436,6 @@ def generate(params, prompt, n_new, n_heads, context=None):
         logits, _ = forward(params, np.array(window), n_heads)
         tokens.append(int(np.argmax(logits[-1])))
     return tokens
+
+
 # --8<-- [end:generate]
