@@ -306,6 +306,7 @@ async (copyButton) => {
       button = block.querySelector(copyButton);
       if (!button) await new Promise(resolve => setTimeout(resolve, 10));
     }
+    if (button) button.scrollIntoView({block: "center"});  // a block taller than the screen: its top
     const box = button && button.getBoundingClientRect();
     if (!box || !box.width || !button.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2))) {
       copy.problem = "has no copy button that a reader can click";
