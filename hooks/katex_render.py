@@ -36,7 +36,6 @@ MATH = re.compile(
     r'(?P<open><(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>)\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
     re.S,
 )
-PLACEHOLDER = re.compile(r'<(span|div) class="arithmatex">')
 FONTS_DIR = "assets/katex/fonts"
 MATHML = re.compile(r'<span class="katex-mathml">.*?</math></span>', re.S)
 TAG = re.compile(r"<[^>]*>")
@@ -218,10 +217,9 @@ def _render_toc(items, where: str) -> None:
 
 
 def on_page_content(html_text, page, config, files):
-    # Formulas stay placeholders until the page is written (on_post_page), and out of the search index:
-    # KaTeX's markup would make the index that every page downloads several times larger.
+    # Formulas stay placeholders until the page is written (on_post_page), after the search plugin has read it.
     _render_toc(page.toc, page.file.src_uri)
-    return PLACEHOLDER.sub(r'<\1 data-search-exclude class="arithmatex">', html_text)
+    return html_text
 
 
 def on_post_page(output, page, config):

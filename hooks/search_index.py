@@ -1,10 +1,11 @@
-"""Keep code out of the search index, which every page downloads.
+"""Keep code and formulas out of the search index, which every page downloads.
 
 Code blocks, printed outputs (rows of numbers) and the library source under each reference entry were
 two thirds of the index's bytes. So every highlighted block -- chapters' code and outputs, labs' cells,
-docstrings' examples -- is marked ``data-search-exclude``, which Material's search skips; the reference's
-signatures stay. Prose, headings, inline code (where the chapters name every function they use) and
-docstrings stay searchable. (Formulas are marked by hooks/katex_render.py.)
+docstrings' examples -- is marked ``data-search-exclude``, which Material's search skips, and so is every
+formula (still a TeX placeholder here: hooks/katex_render.py renders it when the page is written). The
+reference's signatures, prose, headings, inline code (where the chapters name every function they use)
+and docstrings stay searchable.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import re
 
 NOT_SEARCHED = re.compile(
-    r'<(div class="(?![^"]*\bdoc-signature\b)[^"]*\bhighlight\b[^"]*"|details class="mkdocstrings-source")'
+    r'<(div class="(?![^"]*\bdoc-signature\b)[^"]*\bhighlight\b[^"]*"|details class="mkdocstrings-source"'
+    r'|(?:span|div) class="arithmatex")'
 )
 
 
