@@ -18,6 +18,7 @@ page through the same code and asserts that each check complains.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +30,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from tools import browser as bs
-from tools.docblocks import PYTHON_LANGS, SnippetExpander, parse_fences
+from tools.docblocks import SnippetExpander
 
 pytestmark = pytest.mark.slow
 
@@ -109,11 +110,12 @@ def harness_sources(page: str) -> list[str]:
     """The Python blocks of the Markdown behind a page of the site, snippet-expanded, as the harness runs them."""
     stem = ROOT / "docs" / page.rstrip("/")
     md = next((path for path in (stem.with_suffix(".md"), stem / "index.md") if path.is_file()), None)
-    if md is None:
-        return []
-    expander = SnippetExpander(ROOT / "mkdocs.yml")
-    fences = [fence for fence in parse_fences(md.read_text(encoding="utf-8")) if fence.lang in PYTHON_LANGS]
-    return ["\n".join(expander.expand(fence.body)) for fence in fences]
+    return _expander().python_blocks(md.read_text(encoding="utf-8")) if md else []
+
+
+@functools.cache
+def _expander() -> SnippetExpander:
+    return SnippetExpander(ROOT / "mkdocs.yml")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.docblocks import PYTHON_LANGS, SnippetExpander, parse_fences
+from tools.docblocks import SnippetExpander
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
@@ -172,13 +172,12 @@ def test_code_on_each_page_is_the_code_the_doc_tests_run(built_site):
     expander = SnippetExpander(ROOT / "mkdocs.yml")
     compared = 0
     for md in sorted((ROOT / "docs").rglob("*.md")):
-        fences = [f for f in parse_fences(md.read_text(encoding="utf-8")) if f.lang in PYTHON_LANGS]
-        if not fences:
+        tested = [block.rstrip("\n") for block in expander.python_blocks(md.read_text(encoding="utf-8"))]
+        if not tested:
             continue
         parser = CodeBlocks("python")
         parser.feed(_html_for(md, built_site).read_text(encoding="utf-8"))
         shown = [block.rstrip("\n") for block in parser.blocks]
-        tested = ["\n".join(expander.expand(f.body)).rstrip("\n") for f in fences]
         assert shown[: len(tested)] == tested, f"{md.relative_to(ROOT)}: page code differs from tested code"
         compared += len(tested)
     assert compared > 0

@@ -141,6 +141,10 @@ class SnippetExpander:
     def expand(self, lines: list[str]) -> list[str]:
         return self.preprocessor.run(list(lines))
 
+    def python_blocks(self, page_text: str) -> list[str]:
+        """A page's Python blocks, snippet-expanded as the harness runs them (and the page shows them), in order."""
+        return ["\n".join(self.expand(fence.body)) for fence in parse_fences(page_text) if fence.lang in PYTHON_LANGS]
+
     def single_file(self, lines: list[str]) -> Path | None:
         """The file a body includes when the body is one whole-file snippet line (``--8<-- "a.out"``)."""
         content = [line for line in lines if line.strip()]
