@@ -183,6 +183,15 @@ def test_code_on_each_page_is_the_code_the_doc_tests_run(built_site):
     assert compared > 0
 
 
+def test_page_code_has_at_most_two_blank_lines_in_a_row():
+    """As the formatter writes Python: a library section ends with two blank lines, so a page that adds one
+    more after its --8<-- line shows three (tests/test_style.py formats the sources, not the pages)."""
+    expander = SnippetExpander(ROOT / "mkdocs.yml")
+    for md in sorted((ROOT / "docs").rglob("*.md")):
+        for number, block in enumerate(expander.python_blocks(md.read_text(encoding="utf-8")), start=1):
+            assert "\n\n\n\n" not in block.strip("\n"), f"{md.relative_to(ROOT)}: Python block {number}"
+
+
 # --- the build fails where it must ------------------------------------------------------------
 
 
