@@ -7,7 +7,7 @@
 
 The browser parts (math, weight, lighthouse) load pages cold in Debian's chromium at 375 px from 127.0.0.1 with gzip, a
 --baseline site (built from an earlier commit) beside the fresh build, interleaved; build and doc-test times are interleaved
-runs in dev.BUILD_ENV. The budget is printed as it is judged; every figure goes to benchmarks/build/report.json.
+runs in dev.BUILD_ENV. The budget is printed as it is judged; every figure goes to .cache/bench/report.json.
 """
 
 import argparse
@@ -26,7 +26,7 @@ from mkdocs.utils.yaml import yaml_load
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-HERE, BUILD = ROOT / "benchmarks", ROOT / "benchmarks" / "build"  # build/ is ignored by git
+HERE, BUILD = ROOT / "benchmarks", ROOT / ".cache" / "bench"  # what it writes (git-ignored)
 SHIPPED = BUILD / "site-shipped"
 sys.path.insert(0, str(ROOT))  # this script is run directly, not by dev.py, which would set PYTHONPATH to the root
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
-
 PACKAGE = ROOT / "src" / "transformer_math"
 CACHE = ROOT / ".cache" / "figures"
 
