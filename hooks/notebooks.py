@@ -54,7 +54,9 @@ def page_url(src_uri: str, site_url: str = "") -> str:
 
 
 def notebook_path(src_uri: str) -> str:
-    return re.sub(r"\.(md|py)$", ".ipynb", src_uri)
+    """``part-2/softmax.md`` -> ``notebooks/part-2-softmax.ipynb``, ``labs/softmax.py`` -> ``notebooks/lab-softmax.ipynb``:
+    a downloaded file keeps its name, so two pages' notebooks must not share one."""
+    return "notebooks/" + re.sub(r"^labs/", "lab-", re.sub(r"\.(md|py)$", "", src_uri)).replace("/", "-") + ".ipynb"
 
 
 # --- chapters -----------------------------------------------------------------------------------

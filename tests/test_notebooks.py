@@ -22,6 +22,7 @@ import pytest
 from nbclient import NotebookClient
 
 from tools.docblocks import normalize, pair_examples
+from tools.kernels import KernelManager
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -53,7 +54,12 @@ def execute(notebook):
         if cell.cell_type == "code":
             cell.outputs = []
     client = NotebookClient(
-        executed, timeout=300, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(ROOT)}}
+        executed,
+        timeout=300,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(ROOT)}},
+        kernel_manager_class=KernelManager,
     )
     client.execute()
     return executed
@@ -219,6 +225,7 @@ DOWNLOAD_BUTTON = re.compile(r'<a href="([^"]+\.ipynb)" download[^>]*aria-label=
 def test_every_chapter_and_lab_page_offers_its_notebook(built_site):
     pages = [page.relative_to(DOCS).as_posix() for page in CHAPTERS]
     pages += [f"labs/{lab.name}" for lab in sorted((DOCS / "labs").glob("*.py"))]
+    links = []
     for src in pages:
         html = (built_site / re.sub(r"\.(md|py)$", "", src) / "index.html").read_text(encoding="utf-8")
         link = DOWNLOAD_BUTTON.search(html)
@@ -226,6 +233,9 @@ def test_every_chapter_and_lab_page_offers_its_notebook(built_site):
         target = (built_site / re.sub(r"\.(md|py)$", "", src) / link.group(1)).resolve()
         assert target.is_file(), f"{src}: {link.group(1)} is not in the site"
         nbformat.validate(nbformat.reads(target.read_text(encoding="utf-8"), as_version=4))
+        links.append(link.group(1))
+    names = [Path(link).name for link in links]
+    assert len(set(names)) == len(names), f"downloads share a file name: {sorted(names)}"
     for other in ["index.html", "reference/index.html", "contributing/index.html"]:  # their prose may name .ipynb
         html = (built_site / other).read_text(encoding="utf-8")
         assert not DOWNLOAD_BUTTON.search(html) and 'download class="md-content__button' not in html, other
@@ -234,7 +244,7 @@ def test_every_chapter_and_lab_page_offers_its_notebook(built_site):
 def test_chapter_notebook_in_the_site_matches_the_generator(built_site):
     page = CHAPTERS[0]
     src = page.relative_to(DOCS).as_posix()
-    built = json.loads((built_site / src.replace(".md", ".ipynb")).read_text(encoding="utf-8"))
+    built = json.loads((built_site / hook.notebook_path(src)).read_text(encoding="utf-8"))
     code = [cell for cell in built["cells"] if "page_line" in cell["metadata"]]
     expected = [cell for cell in notebook_of(page).cells if "page_line" in cell.metadata]
     assert ["".join(cell["source"]) for cell in code] == [cell.source for cell in expected]
