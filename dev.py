@@ -12,6 +12,7 @@ node_modules (KaTeX and axe-core, from package-lock.json). Later runs reinstall 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -19,6 +20,11 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock; start one command at a time
+    fcntl = None
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
@@ -31,6 +37,9 @@ BUILD_ENV = {
     # offer on the command line by loading and instantiating each one: 0.4-0.5 s of every build, for a
     # help text. With this set it lists them by name only; the pages are the same byte for byte.
     "NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1",
+    # The labs' kernels talk over Unix sockets (tools/jupyter/): over TCP each kernel warns that it is
+    # unencrypted, and kernels started together can race for the same port ("Address already in use").
+    "JUPYTER_CONFIG_PATH": str(ROOT / "tools" / "jupyter"),
 }
 
 
@@ -50,7 +59,17 @@ def fingerprint(*paths: Path) -> str:
     return digest.hexdigest()
 
 
-def ensure_python_env() -> None:
+@contextlib.contextmanager
+def setup_lock():
+    """Two commands started together on a fresh clone wait for each other instead of both creating .venv."""
+    with open(ROOT / ".dev.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def ensure_python_env(extra: str) -> None:
+    """Install the package with ``extra``: "docs" (what building the site needs) or "test" (docs + test tools)."""
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs under any python3, to say so
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}.")
     if not PYTHON.exists():
@@ -62,14 +81,18 @@ def ensure_python_env() -> None:
                 f"Could not create a virtual environment ({err}).\n"
                 "On Debian or Ubuntu: sudo apt-get install python3-venv, then run this again."
             )
-    stamp = VENV / ".installed"
     wanted = fingerprint(ROOT / "pyproject.toml", ROOT / "constraints.txt")
-    if not stamp.exists() or stamp.read_text() != wanted:
-        say("installing Python packages")
+    covering = {"docs": ["docs", "test"], "test": ["test"]}[extra]  # the test extra includes the docs one
+    if not any(read(VENV / f".installed-{name}") == wanted for name in covering):
+        say(f"installing Python packages ({extra})")
         run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
         constraints = ["--constraint", "constraints.txt"] if (ROOT / "constraints.txt").exists() else []
-        run(PYTHON, "-m", "pip", "install", "--quiet", *constraints, "--editable", ".[test]")
-        stamp.write_text(wanted)
+        run(PYTHON, "-m", "pip", "install", "--quiet", *constraints, "--editable", f".[{extra}]")
+        (VENV / f".installed-{extra}").write_text(wanted)
+
+
+def read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
 
 
 def ensure_node_modules() -> None:
@@ -77,7 +100,7 @@ def ensure_node_modules() -> None:
         sys.exit("npm is needed (Node.js 20 or newer) to render formulas with KaTeX.")
     stamp = ROOT / "node_modules" / ".installed"
     wanted = fingerprint(ROOT / "package-lock.json")
-    if not stamp.exists() or stamp.read_text() != wanted:
+    if read(stamp) != wanted:
         say("installing npm packages")
         run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
         stamp.write_text(wanted)
@@ -102,10 +125,11 @@ def main(argv: list[str]) -> int:
     if task not in {"serve", "test", "build"}:
         print(__doc__)
         return 2
-    ensure_python_env()
-    ensure_node_modules()
-    if task == "test":
-        ensure_chromium()
+    with setup_lock():
+        ensure_python_env("test" if task == "test" else "docs")
+        ensure_node_modules()
+        if task == "test":
+            ensure_chromium()
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
     # The one place the repository goes on the path: hooks, tests and benchmarks import tools/ from it.
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))

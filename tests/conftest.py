@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from dev import BUILD_ENV
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Shared, busy machines make timings meaningless: no per-example deadline. In CI the examples are
@@ -32,9 +34,9 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """Run ``mkdocs build --strict`` once and return the folder of the built site."""
+    """Run ``mkdocs build --strict`` once and return the folder of the built site (its log beside it, .log)."""
     site = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1"}
+    env = {**BUILD_ENV, **os.environ}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
@@ -44,4 +46,5 @@ def built_site(tmp_path_factory) -> Path:
     )
     if result.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
+    site.with_suffix(".log").write_text(result.stdout + result.stderr, encoding="utf-8")
     return site

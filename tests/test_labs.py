@@ -22,6 +22,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tools.kernels import KernelManager
+
 ROOT = Path(__file__).resolve().parent.parent
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
 SOLUTION = re.compile(r"<details>.*?```python\n(?P<code>.*?)\n```.*?</details>", re.S)
@@ -127,7 +129,13 @@ def solved(notebook):
 def run(notebook) -> list[tuple[str, str]]:
     """Execute the notebook in a fresh kernel; return the (verdict, check name) of every check call."""
     executed = copy.deepcopy(notebook)
-    NotebookClient(executed, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    NotebookClient(
+        executed,
+        timeout=60,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ROOT)}},
+        kernel_manager_class=KernelManager,
+    ).execute()
     printed = "".join(
         output.get("text", "")
         for cell in executed.cells

@@ -81,6 +81,13 @@ def test_every_formula_is_katex_markup(built_site):
     assert checked > 0, "no formula found in the built site"
 
 
+def test_a_successful_build_is_quiet(built_site):
+    """Only MkDocs' INFO lines: no traceback, no kernel warning, no note about formatting signatures."""
+    log = built_site.with_suffix(".log").read_text(encoding="utf-8")
+    noise = [line for line in log.splitlines() if line.strip() and not line.startswith("INFO")]
+    assert not noise, "the build printed:\n" + "\n".join(noise[:20])
+
+
 def test_no_math_javascript_is_shipped(built_site):
     for page in pages(built_site):
         text = page.read_text(encoding="utf-8").lower()
