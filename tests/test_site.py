@@ -287,3 +287,32 @@ def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index
     assert "&gt;&gt;&gt;" not in index  # a docstring's example
     assert "softmax" in index
     assert "naive_softmax(x, axis=-1)" in index  # the reference's signatures stay
+
+
+def test_the_404_page_leads_back_to_the_home_page_each_part_and_search(built_site):
+    from tools.browser import site_prefix
+
+    page = (built_site / "404.html").read_text(encoding="utf-8")
+    article = page[page.index("<article") : page.index("</article>")]
+    assert "Search the guide" in article
+    targets = re.findall(r'<a href="([^"]+)"', article)
+    prefix = site_prefix()
+    for wanted in ["", "part-1/", "part-2/", "part-3/", "part-4/", "labs/"]:
+        assert any(target.rstrip(".") == prefix + wanted for target in targets), f"404 page: no link to /{wanted}"
+    for target in targets:  # absolute: GitHub Pages serves this page at any depth
+        assert target.startswith(prefix), target
+        assert (built_site / target[len(prefix) :].rstrip(".") / "index.html").is_file(), (
+            f"404 page: {target} is broken"
+        )
+
+
+INSTALL_LINE = "pip install git+https://github.com/transformer-math/mathematics-for-transformers"
+
+
+@pytest.mark.parametrize(
+    "page", ["index.html", "part-1/index.html", "part-2/index.html", "part-3/index.html", "part-4/index.html"]
+)
+def test_the_home_page_and_each_part_say_how_to_install_the_library_and_where_to_start(built_site, page):
+    text = html.unescape(re.sub(r"<[^>]+>", "", (built_site / page).read_text(encoding="utf-8")))
+    assert INSTALL_LINE in text, f"{page}: no install line"
+    assert "Start with" in text, f"{page}: does not say where to start"
