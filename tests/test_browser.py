@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -242,6 +243,71 @@ def test_the_theme_works_with_no_input_and_follows_a_dark_system(built_site, tmp
             assert not errors, errors
         finally:
             context.close()
+
+
+# A reader's query -> the chapter that teaches it, which must be the first result (above the API reference).
+SEARCHES = {
+    "softmax": "part-2/softmax/",
+    "AdamW": "part-3/optimizers/",
+    "KL divergence": "part-2/information/",
+    "chain rule": "part-3/chain-rule/",
+    "multi-head attention": "part-4/multi-head/",
+    "eigenvector": "part-1/eigenvalues/",
+    "cross entropy": "part-2/information/",
+    "layer norm": "part-2/statistics/",
+    "temperature": "part-2/softmax/",
+    "perplexity": "part-2/information/",
+    "gradient descent": "part-3/optimizers/",
+    "positional encoding": "part-4/embeddings/",
+    "matrix multiplication": "part-1/matrices/",
+    "dot product": "part-1/dot-product/",
+    "broadcasting": "part-1/tensors/",
+    "derivative": "part-3/derivatives/",
+    "entropy": "part-2/information/",
+    "variance": "part-2/statistics/",
+    "residual": "part-4/block/",
+    "automatic differentiation": "part-3/autodiff/",
+    "numerical stability": "part-2/numerical-stability/",
+    "embedding": "part-4/embeddings/",
+    "transformer block": "part-4/block/",
+    "scaled dot-product attention": "part-4/attention/",
+}
+SEARCH_RESULTS_JS = """() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => ({
+    href: a.getAttribute('href'), text: a.innerText}))"""
+
+
+def test_search_puts_the_chapter_first_and_its_snippets_have_no_holes(built_site, tmp_path):
+    """Each query's first result is the chapter that teaches it. A result's snippet reads as a sentence:
+    formulas are there as text (hooks/search_index.py), not gaps such as "the average of  over"."""
+    problems = []
+    with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
+        context = bs.launch(playwright, tmp_path / "profile", viewport=bs.DESKTOP)
+        try:
+            bs.block_external_hosts(context, server.origin)
+            page = context.new_page()
+            page.goto(server.base, wait_until="load")
+            page.keyboard.press("/")
+            for query, chapter in SEARCHES.items():
+                page.fill("input.md-search__input", "")
+                page.keyboard.type(query, delay=5)
+                page.wait_for_function(
+                    "(query) => document.querySelector('.md-search-result__item')"
+                    " && document.querySelector('input.md-search__input').value === query",
+                    arg=query,
+                )
+                page.wait_for_timeout(300)  # results for the whole query, not its first letters
+                results = page.evaluate(SEARCH_RESULTS_JS)
+                first = results[0]["href"].split("?")[0] if results else None
+                if first != server.base.removeprefix(server.origin) + chapter and not (first or "").endswith(chapter):
+                    problems.append(f"{query!r}: first result {first}, expected {chapter}")
+                for result in results[:3]:
+                    if re.search(r"\w  +\w| [,.;:]", result["text"]):
+                        problems.append(
+                            f"{query!r}: a hole in the snippet of {result['href']}: {result['text'][:200]!r}"
+                        )
+        finally:
+            context.close()
+    report(problems)
 
 
 @contextmanager

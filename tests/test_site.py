@@ -287,6 +287,29 @@ def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index
     assert "&gt;&gt;&gt;" not in index  # a docstring's example
     assert "softmax" in index
     assert "naive_softmax(x, axis=-1)" in index  # the reference's signatures stay
+    assert "the average of -ln p over the probabilities" in index  # a formula, as text: no hole in the snippet
+    assert "\\frac" not in index and "\\(" not in index
+    assert 'class="search-text"' not in (built_site / "part-2" / "information" / "index.html").read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"\(-\log Q(x)\)", "-log Q(x)"),
+        (
+            r"\[\operatorname{softmax}(z)_i = \frac{e^{z_i}}{\sum_{j} e^{z_j}}\]",
+            "softmax(z)_i = (e^(z_i))/(∑_j e^(z_j))",
+        ),
+        (r"\[\mathrm{PPL} = \exp\Big(-\frac1N \sum_t \ln p_t\Big)\,.\]", "PPL = exp(-(1)/(N) ∑_t ln p_t)."),
+        (r"\(\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}\)", "(x - μ)/(√(σ^2 + ε))"),
+        (r"\(W \in \mathbb{R}^{d \times d_k}\)", "W ∈ ℝ^(d × d_k)"),
+        (r"\[\begin{aligned} a &= \Sigma \\\\ b &\le \lVert v \rVert \end{aligned}\]", "a = Σ b ≤ ‖ v ‖"),
+    ],
+)
+def test_formulas_are_indexed_as_plain_text(tex, text):
+    from tools.formula_text import formula_text
+
+    assert formula_text(tex) == text
 
 
 def test_the_404_page_leads_back_to_the_home_page_each_part_and_search(built_site):
