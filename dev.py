@@ -3,7 +3,7 @@
 
     python3 dev.py serve            # build and serve the site at http://127.0.0.1:8000
     python3 dev.py test [ARGS...]   # run every test; ARGS go to pytest (e.g. --update-outputs)
-    python3 dev.py build            # build the site into site/ with --strict
+    python3 dev.py build            # build the site into site/ with --strict, and its PDF (with Chromium)
 
 The first run creates .venv (Python packages, from pyproject.toml and constraints.txt) and
 node_modules (KaTeX and axe-core, from package-lock.json). Later runs reinstall only what changed.
@@ -138,8 +138,10 @@ def main(argv: list[str]) -> int:
     if task == "serve":
         os.environ.setdefault("MKDOCS_SITE_URL", "http://127.0.0.1:8000/")  # serve at the root, not /repo-name/
         command = [BIN / "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]
-    elif task == "build":
-        command = [BIN / "mkdocs", "build", "--strict", *args]
+    elif task == "build":  # the site, then the whole guide as one PDF (tools/pdf.py; needs Chromium)
+        if subprocess.call([str(BIN / "mkdocs"), "build", "--strict", *args], cwd=ROOT):
+            return 1
+        command = [PYTHON, "-m", "tools.pdf", "site"]
     else:
         command = [PYTHON, "-m", "pytest", *args]
     return subprocess.call([str(part) for part in command], cwd=ROOT)

@@ -279,6 +279,9 @@ def on_files(files, config):
 
 
 def on_post_build(config):
+    print_page = Path(config.site_dir) / "print_page" / "index.html"  # print-site writes it after every page
+    if print_page.exists():
+        print_page.write_text(render_math(print_page.read_text(encoding="utf-8"), "print_page"), encoding="utf-8")
     if _renderer is not None:
         subset_fonts(Path(config.site_dir) / FONTS_DIR, _renderer.characters())
         _renderer.save()

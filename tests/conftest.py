@@ -11,6 +11,7 @@ import pytest
 from hypothesis import settings
 
 from dev import BUILD_ENV
+from tools.pdf import make_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +35,8 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """Run ``mkdocs build --strict`` once and return the folder of the built site (its log beside it, .log)."""
+    """Build the site once as ``python3 dev.py build`` does (``mkdocs build --strict``, then the PDF) and return
+    its folder; the build's log is beside it (.log)."""
     site = tmp_path_factory.mktemp("site")
     env = {**BUILD_ENV, **os.environ}
     result = subprocess.run(
@@ -47,4 +49,5 @@ def built_site(tmp_path_factory) -> Path:
     if result.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
     site.with_suffix(".log").write_text(result.stdout + result.stderr, encoding="utf-8")
+    make_pdf(site)
     return site

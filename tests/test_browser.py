@@ -310,6 +310,45 @@ def test_search_puts_the_chapter_first_and_its_snippets_have_no_holes(built_site
     report(problems)
 
 
+PRINTED_JS = """() => ({
+    scheme: document.body.getAttribute("data-md-color-scheme"),
+    cutCode: [...document.querySelectorAll(".md-typeset pre > code")].filter(code => code.scrollWidth > code.clientWidth + 1).length,
+    chrome: [".md-header", ".md-sidebar--primary", ".md-footer"].filter(s => document.querySelector(s)?.offsetParent).length,
+    darkFigures: [...document.querySelectorAll("img[src*='.dark.svg']")].filter(img => img.offsetParent).length,
+    lightFigures: [...document.querySelectorAll("img[src*='.light.svg']")].filter(img => img.offsetParent).length,
+})"""
+
+
+def test_a_chapter_prints_clean_on_paper_from_a_dark_screen(built_site, tmp_path):
+    """Printing a chapter from the browser (print.css, overrides/main.html): light palette and light figures
+    though the screen is dark, no header, navigation or footer, and no line of code cut at the margin."""
+    with bs.SiteServer(built_site, bs.site_prefix()) as server, sync_playwright() as playwright:
+        context = bs.launch(
+            playwright, tmp_path / "profile", viewport={"width": 700, "height": 1000}, color_scheme="dark"
+        )
+        try:
+            bs.block_external_hosts(context, server.origin)
+            page = context.new_page()
+            page.goto(server.base + "part-1/eigenvalues/", wait_until="load")
+            page.evaluate(bs.SETTLED_JS)
+            assert page.evaluate(PRINTED_JS)["scheme"] == "slate"
+            page.emulate_media(media="print")
+            page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'default'")
+            printed = page.evaluate(PRINTED_JS)
+            assert printed == {
+                "scheme": "default",
+                "cutCode": 0,
+                "chrome": 0,
+                "darkFigures": 0,
+                "lightFigures": printed["lightFigures"],
+            }
+            assert printed["lightFigures"] > 0
+            page.emulate_media(media="screen")
+            page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        finally:
+            context.close()
+
+
 @contextmanager
 def phone_page(site: Path, tmp_path: Path, path: str, extra_args: tuple[str, ...] = ()):
     """``path`` of the built site loaded in a fresh Chromium at a phone's width, nothing external allowed."""

@@ -17,6 +17,7 @@ import pytest
 from tools.docblocks import SnippetExpander
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT / "hooks"))
 import katex_render  # noqa: E402
 import no_external  # noqa: E402
@@ -339,3 +340,31 @@ def test_the_home_page_and_each_part_say_how_to_install_the_library_and_where_to
     text = html.unescape(re.sub(r"<[^>]+>", "", (built_site / page).read_text(encoding="utf-8")))
     assert INSTALL_LINE in text, f"{page}: no install line"
     assert "Start with" in text, f"{page}: does not say where to start"
+
+
+def _outline_titles(outline):
+    for item in outline:
+        yield from _outline_titles(item) if isinstance(item, list) else [item.title]
+
+
+def test_the_whole_guide_is_one_pdf_with_contents_page_numbers_and_every_chapter(built_site):
+    """tools/pdf.py printed the print page (every chapter) with Chromium, then removed that page."""
+    import pypdf
+
+    from tools.pdf import PDF_NAME
+
+    pdf = built_site / PDF_NAME
+    assert pdf.is_file(), f"no {PDF_NAME}: is Chromium installed? (python3 dev.py test installs it)"
+    assert not (built_site / "print_page").exists(), "the print page is over the page budget; only the PDF ships"
+    assert f'href="{PDF_NAME}"' in (built_site / "index.html").read_text(encoding="utf-8"), "the home page links it"
+    reader = pypdf.PdfReader(pdf)
+    titles = set(_outline_titles(reader.outline))
+    chapters = sorted(DOCS.glob("part-*/*.md"))
+    for chapter in chapters:
+        title = re.search(r"^# (.+)$", chapter.read_text(encoding="utf-8"), re.M).group(1)
+        assert title in titles, f"{chapter.relative_to(DOCS)}: '{title}' is not in the PDF's outline"
+    assert len(reader.pages) > len(chapters)
+    first, later = reader.pages[0].extract_text(), reader.pages[len(reader.pages) // 2].extract_text()
+    assert "Contents" in first and "Page 1" in first, first[:300]
+    assert f"Page {len(reader.pages) // 2 + 1}" in later
+    assert "Skip to content" not in first + later and "Initializing search" not in first + later
