@@ -21,6 +21,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tools.chapter_notebook import chapter_notebook
 from tools.docblocks import normalize, pair_examples
 from tools.kernels import KernelManager
 
@@ -36,12 +37,12 @@ def _load_hook():
     return module
 
 
-hook = _load_hook()
+hook = _load_hook()  # for notebook_path
 
 
 def notebook_of(page: Path):
     src_uri = page.relative_to(DOCS).as_posix()
-    return hook.chapter_notebook(page.read_text(encoding="utf-8"), src_uri, "https://example.org/guide/", "")
+    return chapter_notebook(page.read_text(encoding="utf-8"), src_uri, "https://example.org/guide/", "")
 
 
 def stdout_of(cell) -> str:
@@ -161,7 +162,7 @@ The end.
 
 def test_generator_turns_a_page_into_cells():
     svg = b"<svg xmlns='http://www.w3.org/2000/svg'></svg>"
-    notebook = hook.chapter_notebook(
+    notebook = chapter_notebook(
         SAMPLE,
         "part-9/sample.md",
         "https://example.org/guide/",
@@ -195,14 +196,14 @@ def test_generator_turns_a_page_into_cells():
 
 def test_pages_showing_library_code_show_it_expanded():
     page = '# Library code\n\n```python\n--8<-- "src/transformer_math/linalg.py:dot"\n```\n'
-    notebook = hook.chapter_notebook(page, "part-9/library.md")
+    notebook = chapter_notebook(page, "part-9/library.md")
     shown = [cell for cell in notebook.cells if "page_line" in cell.metadata][0].source
     assert shown.startswith("def dot(") and "--8<--" not in shown
 
 
 def test_snippets_in_prose_are_expanded_where_they_stand():
     page = '# Prose snippet\n\n!!! note "The library\'s"\n\n    --8<-- "src/transformer_math/linalg.py:dot"\n'
-    prose = hook.chapter_notebook(page, "part-9/prose.md").cells[1].source
+    prose = chapter_notebook(page, "part-9/prose.md").cells[1].source
     assert "> **The library's**" in prose and "> def dot(" in prose and "8<" not in prose
 
 
