@@ -461,7 +461,7 @@ def exp_and_log() -> Figure:
 @figure("softmax-temperature")
 # --8<-- [start:softmax-temperature]
 def softmax_temperature() -> Figure:
-    """One logit vector through softmax at three temperatures: low T sharpens, high T flattens."""
+    """One logit vector through softmax at three temperatures: a low one sharpens, a high one flattens."""
     from transformer_math.softmax import softmax
 
     tokens = ["cat", "dog", "bird", "fish"]
@@ -474,12 +474,12 @@ def softmax_temperature() -> Figure:
     positions = np.arange(len(tokens))
     for k, t in enumerate(temperatures):
         p = softmax(logits, temperature=t)
-        bars = ax.bar(positions + (k - 1) * width, p, width, color=f"C{k}", label=f"T = {t:g}")
+        bars = ax.bar(positions + (k - 1) * width, p, width, color=f"C{k}", label=rf"$\tau$ = {t:g}")
         ax.bar_label(bars, fmt="%.2f", fontsize=8)
     ax.set_xticks(positions, [f"{tok}\nlogit {z:g}" for tok, z in zip(tokens, logits)])
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1)
-    ax.set_title("softmax(logits / T): the same logits at three temperatures")
+    ax.set_title(r"softmax(logits / $\tau$): the same logits at three temperatures")
     ax.legend(fontsize=9)
     return fig
 
