@@ -153,6 +153,8 @@ def linear_map_grid() -> Figure:
         ax.set_ylim(-2.5, 2.5)
         ax.grid(False)
     after.text(-3.3, -2.3, "columns of A = images of e1, e2", fontsize=9)
+    before.text(0.1, -0.45, "area 1", color="C3", fontsize=10)
+    after.text(1.1, -0.45, f"area = det A = {np.linalg.det(A):.0f}", color="C3", fontsize=10)
     return fig
 
 
@@ -184,6 +186,217 @@ def cosine_angles() -> Figure:
 
 
 # --8<-- [end:cosine-angles]
+
+
+@figure("dot-product-projection")
+# --8<-- [start:dot-product-projection]
+def dot_product_projection() -> Figure:
+    """The dot product as a projection: a's shadow on the direction of b has signed length a . b / |b|."""
+    a = np.array([1.0, 2.0])
+    b = np.array([3.0, 1.0])
+    unit_b = b / np.linalg.norm(b)
+    shadow = (a @ unit_b) * unit_b  # the projection of a onto the line of b
+
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    ax.plot(*np.stack([-0.5 * unit_b, 4.2 * unit_b]).T, color="C5", lw=0.8, ls="--")
+    for vector, colour, name in [(a, "C0", "a = (1, 2)"), (b, "C1", "b = (3, 1)")]:
+        ax.annotate("", xy=vector, xytext=(0, 0), arrowprops={"arrowstyle": "->", "lw": 2.5, "color": colour})
+        ax.text(vector[0] + 0.08, vector[1] + 0.08, name, color=colour, fontsize=10)
+    ax.annotate("", xy=shadow, xytext=(0, 0), arrowprops={"arrowstyle": "->", "lw": 3, "color": "C2"})
+    ax.plot(*np.stack([a, shadow]).T, color="C3", ls=":", lw=1.5)
+    ax.text(*(shadow + np.array([0.05, -0.4])), "projection of a on b", color="C2", fontsize=10)
+    ax.text(0.2, -0.75, f"length a . b / |b| = {a @ b:g} / {np.linalg.norm(b):.3f} = {a @ unit_b:.3f}", color="C2")
+    ax.text(*((a + shadow) / 2 + np.array([0.08, 0.05])), "a minus its projection,\nperpendicular to b", color="C3")
+    ax.set_aspect("equal")
+    ax.set_xlim(-0.5, 3.8)
+    ax.set_ylim(-1, 2.6)
+    ax.set_title("a . b = |b| x (signed length of a's shadow on b)", fontsize=11)
+    return fig
+
+
+# --8<-- [end:dot-product-projection]
+
+
+def _draw_block(ax, x0, y0, rows, cols, depth, colour, cell=0.25, skew=0.35):
+    """Draw a (depth, rows, cols) array as stacked sheets seen from the front, the first sheet in front."""
+    from matplotlib.patches import Polygon
+
+    for k in reversed(range(depth)):
+        dx, dy = k * skew * cell * 2, k * skew * cell * 2
+        for r in range(rows):
+            for c in range(cols):
+                x, y = x0 + dx + c * cell, y0 + dy - (r + 1) * cell
+                square = [(x, y), (x + cell, y), (x + cell, y + cell), (x, y + cell)]
+                alpha = 0.55 if k == 0 else 0.25
+                ax.add_patch(Polygon(square, closed=True, facecolor=colour, edgecolor="C5", lw=0.5, alpha=alpha))
+
+
+@figure("tensor-shape")
+# --8<-- [start:tensor-shape]
+def tensor_shape() -> Figure:
+    """A (batch, seq, d_model) activation: a stack of sequences, each a matrix with one row per token."""
+    batch, seq, d_model = 3, 4, 8
+    cell = 0.25
+
+    fig = Figure(figsize=(7.5, 3.4))
+    ax = fig.subplots()
+    _draw_block(ax, 0, 0, seq, d_model, batch, "C0", cell=cell, skew=0.6)
+    ax.text(
+        d_model * cell / 2,
+        -seq * cell - 0.12,
+        f"d_model = {d_model} features per token",
+        ha="center",
+        va="top",
+        fontsize=10,
+    )
+    ax.text(-0.1, -seq * cell / 2, f"seq = {seq} tokens\n(one row each)", ha="right", va="center", fontsize=10)
+    back = (batch - 1) * 0.6 * cell * 2
+    ax.text(
+        d_model * cell + back + 0.1,
+        back - 0.1,
+        f"batch = {batch} sequences,\nsequence 0 in front",
+        fontsize=10,
+        va="center",
+    )
+    ax.add_patch(matplotlib.patches.Rectangle((0, -2 * cell), d_model * cell, cell, fill=False, edgecolor="C1", lw=2.5))
+    ax.annotate(
+        "X[0, 1]: token 1 of sequence 0,\nshape (d_model,) = (8,)",
+        xy=(d_model * cell, -1.5 * cell),
+        xytext=(d_model * cell + back + 0.1, -1.9 * cell),
+        color="C1",
+        va="center",
+        fontsize=10,
+        arrowprops={"arrowstyle": "->", "color": "C1"},
+    )
+    ax.set_xlim(-1.8, 6.2)
+    ax.set_ylim(-1.6, 1.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(f"X.shape = (batch, seq, d_model) = ({batch}, {seq}, {d_model})", fontsize=11)
+    return fig
+
+
+# --8<-- [end:tensor-shape]
+
+
+@figure("broadcasting")
+# --8<-- [start:broadcasting]
+def broadcasting() -> Figure:
+    """Broadcasting: shapes line up from the right, and the bias of shape (d,) is repeated over every token."""
+    fig = Figure(figsize=(8, 3.2))
+    ax = fig.subplots()
+    cell = 0.3
+    seq, d = 3, 4
+    for r in range(seq):  # XW: (seq, d)
+        for c in range(d):
+            ax.add_patch(
+                matplotlib.patches.Rectangle(
+                    (c * cell, -(r + 1) * cell), cell, cell, facecolor="C0", edgecolor="C5", alpha=0.5
+                )
+            )
+    ax.text(d * cell / 2, 0.12, "XW: (seq, d) = (3, 4)", ha="center", fontsize=10)
+    ax.text(d * cell + 0.25, -seq * cell / 2, "+", fontsize=18, va="center")
+    x0 = d * cell + 0.7
+    for r in range(seq):  # the bias, drawn solid once and faded where it is repeated
+        for c in range(d):
+            ax.add_patch(
+                matplotlib.patches.Rectangle(
+                    (x0 + c * cell, -(r + 1) * cell),
+                    cell,
+                    cell,
+                    facecolor="C1",
+                    edgecolor="C5",
+                    alpha=0.6 if r == 0 else 0.2,
+                    ls="-" if r == 0 else "--",
+                )
+            )
+    ax.text(x0 + d * cell / 2, 0.12, "b: (d,) = (4,)", ha="center", fontsize=10)
+    ax.text(x0 + d * cell + 0.1, -2 * cell, "repeated\nfor every\ntoken", fontsize=9, va="center", color="C1")
+    ax.text(x0 + d * cell + 0.8, -seq * cell / 2, "=", fontsize=18, va="center")
+    x1 = x0 + d * cell + 1.25
+    for r in range(seq):
+        for c in range(d):
+            ax.add_patch(
+                matplotlib.patches.Rectangle(
+                    (x1 + c * cell, -(r + 1) * cell), cell, cell, facecolor="C2", edgecolor="C5", alpha=0.5
+                )
+            )
+    ax.text(x1 + d * cell / 2, 0.12, "XW + b: (3, 4)", ha="center", fontsize=10)
+    shapes = "shapes line up from the right:\n    XW  (3, 4)\n     b     (4,)\nXW + b  (3, 4)"
+    ax.text(0, -seq * cell - 0.25, shapes, fontsize=9, va="top", family="monospace")
+    ax.set_xlim(-0.1, x1 + d * cell + 0.1)
+    ax.set_ylim(-2.4, 0.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig
+
+
+# --8<-- [end:broadcasting]
+
+
+@figure("head-split")
+# --8<-- [start:head-split]
+def head_split() -> Figure:
+    """Splitting d_model into heads: reshape (seq, d_model) -> (seq, h, d_head), transpose -> (h, seq, d_head)."""
+    seq, d_model, heads = 3, 8, 2
+    d_head = d_model // heads
+    cell = 0.3
+    colours = ["C0", "C1"]
+
+    fig = Figure(figsize=(8, 3.0))
+    ax = fig.subplots()
+    for r in range(seq):  # one sequence: (seq, d_model), columns coloured by the head they go to
+        for c in range(d_model):
+            ax.add_patch(
+                matplotlib.patches.Rectangle(
+                    (c * cell, -(r + 1) * cell), cell, cell, facecolor=colours[c // d_head], edgecolor="C5", alpha=0.55
+                )
+            )
+            ax.text((c + 0.5) * cell, -(r + 0.5) * cell, str(r * d_model + c), ha="center", va="center", fontsize=7)
+    ax.text(d_model * cell / 2, 0.12, "Q[0]: (seq, d_model) = (3, 8)", ha="center", fontsize=10)
+    ax.annotate(
+        "",
+        xy=(d_model * cell + 1.0, -seq * cell / 2),
+        xytext=(d_model * cell + 0.15, -seq * cell / 2),
+        arrowprops={"arrowstyle": "->", "lw": 1.5},
+    )
+    ax.text(d_model * cell + 0.57, -seq * cell / 2 + 0.15, "reshape +\ntranspose", ha="center", fontsize=8)
+    x0 = d_model * cell + 1.2
+    for j in range(heads):  # each head: (seq, d_head), its own matrix
+        xj = x0 + j * (d_head * cell + 0.45)
+        for r in range(seq):
+            for c in range(d_head):
+                ax.add_patch(
+                    matplotlib.patches.Rectangle(
+                        (xj + c * cell, -(r + 1) * cell), cell, cell, facecolor=colours[j], edgecolor="C5", alpha=0.55
+                    )
+                )
+                ax.text(
+                    xj + (c + 0.5) * cell,
+                    -(r + 0.5) * cell,
+                    str(r * d_model + j * d_head + c),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                )
+        ax.text(xj + d_head * cell / 2, 0.12, f"head {j + 1}: (3, 4)", ha="center", fontsize=10, color=colours[j])
+    ax.text(
+        0,
+        -seq * cell - 0.3,
+        "(seq, d_model) -> (seq, h, d_head) -> (h, seq, d_head): every head sees every "
+        "token,\nbut only its own d_head = 4 columns of each",
+        fontsize=9,
+        va="top",
+    )
+    ax.set_xlim(-0.1, x0 + heads * (d_head * cell + 0.45))
+    ax.set_ylim(-1.75, 0.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig
+
+
+# --8<-- [end:head-split]
 
 
 # --- Part II: probability, statistics, softmax, information ----------------------------------
@@ -248,7 +461,7 @@ def exp_and_log() -> Figure:
 @figure("softmax-temperature")
 # --8<-- [start:softmax-temperature]
 def softmax_temperature() -> Figure:
-    """One logit vector through softmax at three temperatures: low T sharpens, high T flattens."""
+    """One logit vector through softmax at three temperatures: a low one sharpens, a high one flattens."""
     from transformer_math.softmax import softmax
 
     tokens = ["cat", "dog", "bird", "fish"]
@@ -261,12 +474,12 @@ def softmax_temperature() -> Figure:
     positions = np.arange(len(tokens))
     for k, t in enumerate(temperatures):
         p = softmax(logits, temperature=t)
-        bars = ax.bar(positions + (k - 1) * width, p, width, color=f"C{k}", label=f"T = {t:g}")
+        bars = ax.bar(positions + (k - 1) * width, p, width, color=f"C{k}", label=rf"$\tau$ = {t:g}")
         ax.bar_label(bars, fmt="%.2f", fontsize=8)
     ax.set_xticks(positions, [f"{tok}\nlogit {z:g}" for tok, z in zip(tokens, logits)])
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1)
-    ax.set_title("softmax(logits / T): the same logits at three temperatures")
+    ax.set_title(r"softmax(logits / $\tau$): the same logits at three temperatures")
     ax.legend(fontsize=9)
     return fig
 
@@ -336,6 +549,39 @@ def cross_entropy_curve() -> Figure:
 
 
 # --8<-- [end:cross-entropy-curve]
+
+
+@figure("layer-norm-histogram")
+# --8<-- [start:layer-norm-histogram]
+def layer_norm_histogram() -> Figure:
+    """The features of three tokens before and after LayerNorm: each token's own centre and spread are removed."""
+    from transformer_math.stats import layer_norm
+
+    rng = np.random.default_rng(0)
+    d = 4096  # many features per token, so that each token's histogram is smooth
+    centres = np.array([[-6.0], [2.0], [8.0]])
+    spreads = np.array([[0.7], [3.0], [1.5]])
+    x = rng.normal(loc=centres, scale=spreads, size=(3, d))  # (tokens, d): three very different tokens
+    y = layer_norm(x)
+
+    fig = Figure(figsize=(9, 3.6))
+    before, after = fig.subplots(1, 2)
+    for token in range(3):
+        label = f"token {token}: mean {x[token].mean():.1f}, std {x[token].std():.1f}"
+        before.hist(x[token], bins=80, color=f"C{token}", alpha=0.6, label=label)
+        after.hist(y[token], bins=40, color=f"C{token}", alpha=0.4, histtype="stepfilled", label=f"token {token}")
+    before.set_title("before: each token has its own centre, spread", fontsize=11)
+    after.set_title("after LayerNorm: all at mean 0, std 1", fontsize=11)
+    before.legend(fontsize=8, loc="upper left")
+    after.legend(fontsize=8)
+    for ax in (before, after):
+        ax.set_xlabel("value of a feature")
+        ax.set_yticks([])
+    before.set_ylabel(f"count (of the {d} features)")
+    return fig
+
+
+# --8<-- [end:layer-norm-histogram]
 
 
 # --- Part III: derivatives, gradients, optimizers ---------------------------------------------

@@ -89,9 +89,9 @@ check("softmax([1000, 1001, 1002])", lambda: softmax([1000, 1001, 1002]), [0.090
 # %% [markdown]
 # ## 2. Temperature
 #
-# Dividing the scores by a temperature $T > 0$ before the softmax sharpens the distribution when
-# $T < 1$ and flattens it when $T > 1$:
-# $\operatorname{softmax}(x / T)$. Use your `softmax` from above.
+# Dividing the scores by a temperature $\tau > 0$ before the softmax sharpens the distribution when
+# $\tau < 1$ and flattens it when $\tau > 1$:
+# $\operatorname{softmax}(x / \tau)$. Use your `softmax` from above.
 
 
 # %% tags=["exercise"]
