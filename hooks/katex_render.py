@@ -33,7 +33,8 @@ CSS_PATH = "assets/katex/katex.min.css"
 CACHE = ROOT / ".cache" / "katex"
 
 MATH = re.compile(
-    r'(?P<open><(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>)\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>',
+    r'(?P<open><(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>)\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>'
+    r"(?P<punct>[,.;:!?)])?",
     re.S,
 )
 FONTS_DIR = "assets/katex/fonts"
@@ -170,7 +171,9 @@ def render_math(page_html: str, where: str) -> str:
             rendered = _renderer.render(tex, display)
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
-        return f"{match.group('open')}{rendered}</{match.group('tag')}>"
+        # A word joiner keeps the punctuation after an inline formula on its line (no line starts with ",").
+        joiner = "&#8288;" if match.group("punct") and not display else ""
+        return f"{match.group('open')}{rendered}</{match.group('tag')}>{joiner}{match.group('punct') or ''}"
 
     return MATH.sub(replace, page_html)
 

@@ -27,9 +27,9 @@ def on_page_content(html_text, page, config, files):
 
     def formula(match: re.Match) -> str:
         text = html.escape(formula_text(match.group(2)), quote=False)
-        return match.group(0).replace('class="arithmatex"', 'class="arithmatex" data-search-exclude', 1) + (
-            f'<span class="search-text" hidden>{text}</span>'
-        )
+        # Before the formula, so that what follows it (a comma, say) still follows it: hooks/katex_render.py.
+        excluded = match.group(0).replace('class="arithmatex"', 'class="arithmatex" data-search-exclude', 1)
+        return f'<span class="search-text" hidden>{text}</span>{excluded}'
 
     return FORMULA.sub(formula, html_text)
 

@@ -504,3 +504,54 @@ def test_checks_catch_a_broken_page(tmp_path):
         run_problems
     )
     assert len(runs) == 3
+
+
+def phone_visits(reading: Reading) -> list[bs.PageVisit]:
+    return [visit for visit in reading.visits[DARK_PHONE].values() if visit.phone is not None]
+
+
+def test_display_formulas_fit_a_phone(reading):
+    """At 375 px every page's first display formula, and 95 % of all of them, fit without scrolling:
+    long ones are written in aligned lines (docs/contributing.md, "Formulas")."""
+    problems, total, wide = [], 0, []
+    for visit in phone_visits(reading):
+        formulas = visit.phone["formulas"]
+        total += len(formulas)
+        wide += [(visit.page, formula) for formula in formulas if formula["over"] > 1]
+        if formulas and formulas[0]["over"] > 1:
+            problems.append(
+                f"{visit.page}: the first display formula is {formulas[0]['over']} px too wide: {formulas[0]['tex']}"
+            )
+    if total and len(wide) > 0.05 * total:
+        problems.append(f"{len(wide)} of {total} display formulas are wider than a 375 px phone (at most 5 % may be):")
+        problems += [f"  {page}: +{formula['over']} px: {formula['tex']}" for page, formula in wide]
+    report(problems)
+
+
+def test_inline_formulas_keep_their_punctuation_on_their_line(reading):
+    report(
+        [
+            f"{visit.page}: a line starts with the punctuation after {text!r}"
+            for visit in phone_visits(reading)
+            for text in visit.phone["stranded"]
+        ]
+    )
+
+
+def test_figures_are_readable_on_a_phone_or_open_full_size(reading, built_site):
+    """Text in a figure drawn at 375 px is at least 10 CSS px, or a tap on the figure opens its own
+    variant full size (the dark one on its dark ground)."""
+    problems = []
+    for visit in phone_visits(reading):
+        for figure in visit.phone["figures"]:
+            svg = (built_site / "figures" / figure["src"].rsplit("/", 1)[-1]).read_text(encoding="utf-8")
+            view_width = float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1))
+            smallest = min(float(size) for size in re.findall(r"font-size: ?([\d.]+)px", svg))
+            drawn = smallest * figure["width"] / view_width
+            if drawn < 10 and figure["link"] != figure["src"]:
+                problems.append(
+                    f"{visit.page}: {figure['src']} draws text at {drawn:.1f} px and a tap does not open it"
+                )
+            if ".dark." in figure["src"] and "#1e2129" not in svg[:3000]:
+                problems.append(f"{figure['src']}: opened on its own, the dark variant has no dark ground")
+    report(problems)

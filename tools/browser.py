@@ -281,6 +281,31 @@ OVERFLOW_JS = r"""
 }
 """
 
+# Runs in the page, on a phone: how far each display formula is wider than its box, inline formulas whose
+# punctuation went to the next line (a line that starts with ","), and how each figure is drawn.
+PHONE_JS = r"""
+() => {
+  const article = document.querySelector("article.md-content__inner") || document.body;
+  const tex = box => ((box.querySelector("annotation") || {}).textContent || "").replace(/\s+/g, " ").slice(0, 70);
+  const formulas = [...article.querySelectorAll("div.arithmatex")].filter(box => box.offsetParent)
+    .map(box => ({over: box.scrollWidth - box.clientWidth, tex: tex(box)}));
+  const stranded = [];
+  for (const math of article.querySelectorAll("span.arithmatex")) {
+    const next = math.nextSibling, rects = math.getClientRects();
+    if (!next || next.nodeType !== Node.TEXT_NODE || !/^\u2060?[,.;:!?)]/.test(next.data) || !rects.length) continue;
+    const range = document.createRange();
+    range.setStart(next, 0);
+    range.setEnd(next, Math.min(2, next.data.length));
+    const mark = range.getClientRects()[0];
+    if (mark && mark.top >= rects[rects.length - 1].bottom - 2) stranded.push(tex(math) + next.data.slice(0, 2));
+  }
+  const figures = [...article.querySelectorAll("img[src*='figures/']")].filter(img => img.offsetParent).map(img => ({
+    src: img.getAttribute("src").split("#")[0], width: img.getBoundingClientRect().width,
+    link: img.closest("a") ? img.closest("a").getAttribute("href") : null}));
+  return {formulas, stranded, figures};
+}
+"""
+
 # Runs in the page. For every Python block, as a reader does: open what hides it (a collapsed solution,
 # its tab), scroll to it, and press its copy button where it is drawn; then read the clipboard.
 COPY_ALL_JS = r"""
@@ -363,6 +388,7 @@ class PageVisit:
     status: int | None = None
     content: dict = field(default_factory=dict)
     overflow: dict | None = None
+    phone: dict | None = None  # PHONE_JS, on a phone
     axe: list[dict] | None = None
     copies: list[dict] = field(default_factory=list)  # one per Python block: what its copy button copied
     timings: dict[str, float] = field(default_factory=dict)  # seconds spent loading, in axe, copying
@@ -407,6 +433,8 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         page.evaluate(SCROLL_FIGURES_JS)
         visit.content = page.evaluate(COLLECT_JS)
         visit.overflow = page.evaluate(OVERFLOW_JS)
+        if mode.viewport == PHONE:
+            visit.phone = page.evaluate(PHONE_JS)
         visit.timings["load"] = time.perf_counter() - start
         if mode.axe_rules is not False:
             page.add_script_tag(url="{0.scheme}://{0.netloc}{1}".format(urlsplit(base), AXE_URL_PATH))

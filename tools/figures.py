@@ -47,6 +47,10 @@ THEMES: dict[str, dict[str, object]] = {
         "xtick.color": "#9da7b3",
         "ytick.color": "#9da7b3",
         "grid.color": "#3d444d",
+        # Opened on its own (a tap on a phone opens the SVG full size) the dark variant needs a dark ground:
+        # the slate scheme's own background, hsl(225, 15%, 14%), so on the page it does not show.
+        "savefig.facecolor": "#1e2129",
+        "savefig.transparent": False,
         "axes.prop_cycle": matplotlib.cycler(color=["#8c9eff", "#ff7b8a", "#5ad1c1", "#f4c06a", "#c3a6ff", "#9cc3e6"]),
     },
 }

@@ -18,7 +18,7 @@
 # of size $d_k = 2$:
 #
 # $$
-# Q = X W_Q, \qquad K = X W_K, \qquad V = X W_V .
+# Q = X W_Q, \quad K = X W_K, \quad V = X W_V .
 # $$
 #
 # Then each token scores every token, the scores become weights, and the output is a weighted
