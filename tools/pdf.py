@@ -11,7 +11,6 @@ wants. ``python3 dev.py build`` and the tests' site run this; without Chromium t
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -39,10 +38,10 @@ def make_pdf(site: Path, browser: str | None = None) -> Path | None:
     page.write_text(opened, encoding="utf-8")
     pdf = site / PDF_NAME
     with tempfile.TemporaryDirectory() as profile:
-        command = [browser, "--headless", "--disable-gpu", f"--user-data-dir={profile}", "--no-pdf-header-footer"]
-        command += ["--generate-pdf-document-outline", f"--print-to-pdf={pdf}", page.as_uri()]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            command.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        # --no-sandbox: it opens only the guide's own page, and the sandbox cannot start as root or under
+        # Ubuntu 24.04's restricted user namespaces (GitHub's runners).
+        command = [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}"]
+        command += ["--no-pdf-header-footer", "--generate-pdf-document-outline", f"--print-to-pdf={pdf}", page.as_uri()]
         subprocess.run(command, check=True, capture_output=True, timeout=900)
     if not pdf.is_file() or pdf.stat().st_size == 0:
         raise RuntimeError(f"{browser} wrote no PDF of {page}")
