@@ -171,9 +171,10 @@ def render_math(page_html: str, where: str) -> str:
             rendered = _renderer.render(tex, display)
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
-        # A word joiner keeps the punctuation after an inline formula on its line (no line starts with ",").
-        joiner = "&#8288;" if match.group("punct") and not display else ""
-        return f"{match.group('open')}{rendered}</{match.group('tag')}>{joiner}{match.group('punct') or ''}"
+        formula = f"{match.group('open')}{rendered}</{match.group('tag')}>"
+        if match.group("punct") and not display:  # kept on the formula's line (extra.css): no line starts with ","
+            return f'<span class="formula-punct">{formula}{match.group("punct")}</span>'
+        return formula + (match.group("punct") or "")
 
     return MATH.sub(replace, page_html)
 
