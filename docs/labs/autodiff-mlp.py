@@ -397,8 +397,9 @@ check("training accuracy", lambda: accuracy if len(losses) == 100 else ..., 1.0)
 #
 # Where does the network say $+1$? The cell evaluates it on a grid over the square and shades the
 # two regions; the boundary between them is the curve $\hat y = 0$. Before training (or while an
-# exercise is unfinished) it is a tilted, nearly straight line; after training it bends around the
-# four quarters.
+# exercise is unfinished) it lies wherever the random weights put it, and more than half of the points
+# are on the wrong side; after training a band of $-1$ runs from the top left to the bottom right,
+# between two regions of $+1$, and every point is on its side.
 
 # %%
 grid = np.linspace(-1.2, 1.2, 121)

@@ -163,7 +163,7 @@ check("row sums of ce_backward(Z, y)", lambda: row_sums(ce_backward(Z, y)), np.z
 # Each row sums to 0: adding the same number to every logit of a row changes no probability, so it
 # cannot change the loss.
 #
-# ## 3. LayerNorm: the gradients of $\gamma$ and $\beta$
+# ## 3. LayerNorm: the gradients of the gain and the shift
 #
 # With $\bar y = \partial L / \partial y$ arriving from above (shape $(n, d)$, one row per token),
 # $y = \gamma \odot \hat x + \beta$ gives, for each feature $i$, summed over the tokens $t$:
@@ -215,7 +215,7 @@ check(
 )
 
 # %% [markdown]
-# ## 4. LayerNorm: the gradient of $x$
+# ## 4. LayerNorm: the gradient of the input
 #
 # Every $\hat x_i$ depends on every $x_j$ of its row, through $\mu$ and $s$:
 # $\partial \hat x_i / \partial x_j = (\delta_{ij} - \tfrac1d - \tfrac1d \hat x_i \hat x_j) / s$.
