@@ -79,6 +79,10 @@ def test_bad_input_is_refused_with_the_argument_named():
         sample_token(LOGITS, rng, top_k=5)
     with pytest.raises(ValueError, match=r"top_k must be an integer in 1 \.\. 4 \(the vocabulary\), got 0"):
         sample_token(LOGITS, rng, top_k=0)
+    with pytest.raises(TypeError, match="top_k must be an integer, got 2.5"):
+        sample_token(LOGITS, rng, top_k=2.5)
+    with pytest.raises(TypeError, match="top_p must be a number, got '0.5'"):
+        sample_token(LOGITS, rng, top_p="0.5")
     with pytest.raises(ValueError, match=r"top_p must be in \(0, 1\], got 0"):
         sample_token(LOGITS, rng, top_p=0)
     with pytest.raises(ValueError, match=r"top_p must be in \(0, 1\], got 1.5"):
@@ -92,3 +96,7 @@ def test_bad_input_is_refused_with_the_argument_named():
     params = init_params(vocab_size=4, d_model=8, d_ff=16)
     with pytest.raises(ValueError, match="top_k and top_p need temperature > 0"):
         generate(params, [0], n_new=2, n_heads=2, top_k=2)
+    with pytest.raises(ValueError, match=r"temperature must be >= 0 \(0 means greedy\), got -0.5"):
+        generate(params, [0], n_new=0, n_heads=2, temperature=-0.5)  # checked even with nothing to generate
+    with pytest.raises(ValueError, match=r"top_k must be an integer in 1 \.\. 4 \(the vocabulary\), got 9"):
+        generate(params, [0], n_new=2, n_heads=2, temperature=1.0, top_k=9)

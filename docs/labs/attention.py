@@ -28,6 +28,9 @@
 # \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .
 # $$
 #
+# The last two exercises go on to what a Transformer adds: a causal mask, so that no token looks
+# ahead, and two heads that attend independently.
+#
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
 # under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
 

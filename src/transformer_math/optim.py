@@ -12,6 +12,10 @@ In place matters: a model that holds these arrays sees the new values without be
   parameters directly, not added to the gradient. The decay follows PyTorch's convention,
   $\theta \leftarrow \theta - \eta \lambda \theta$, where $\eta$ is the learning rate.
 
+Two helpers of larger training runs sit beside them: :func:`clip_grad_norm` scales all the gradients
+together so that their global norm is at most a bound, and :func:`warmup_cosine` gives the learning rate
+of each step of a linear warm-up followed by a cosine decay.
+
 Example
 -------
 >>> import numpy as np

@@ -478,8 +478,12 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
         raise TypeError(f"temperature must be a number, got {temperature!r}")
     if not (np.isfinite(temperature) and temperature >= 0):
         raise ValueError(f"temperature must be >= 0 (0 means greedy), got {temperature!r}")
-    if top_k is not None and (int(top_k) != top_k or not 1 <= top_k <= z.size):
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer))):
+        raise TypeError(f"top_k must be an integer, got {top_k!r}")
+    if top_k is not None and not 1 <= top_k <= z.size:
         raise ValueError(f"top_k must be an integer in 1 .. {z.size} (the vocabulary), got {top_k!r}")
+    if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.number))):
+        raise TypeError(f"top_p must be a number, got {top_p!r}")
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
     if temperature == 0:
@@ -554,6 +558,7 @@ def generate(params, prompt, n_new, n_heads, context=None, temperature=0.0, top_
     >>> a == generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3)
     True
     """
+    sampling_distribution(np.zeros(params["W_E"].shape[0]), temperature, top_k, top_p)  # checks them once
     if (top_k is not None or top_p is not None) and temperature == 0:
         raise ValueError("top_k and top_p need temperature > 0; temperature = 0 is greedy decoding")
     rng = np.random.default_rng(seed)
