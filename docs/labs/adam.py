@@ -27,7 +27,7 @@
 #
 # $m$ and $v$ start at 0, so for the first steps they are too small; dividing by $1 - \beta^t$, the
 # **bias correction**, undoes that. You will watch it at work. The chapter
-# [Gradient descent and optimizers](../part-3/optimizers.md) derives every line. The lab needs the
+# [Gradient descent and optimizers](https://transformer-math.github.io/mathematics-for-transformers/part-3/optimizers/) derives every line. The lab needs the
 # guide's library: `pip install git+https://github.com/transformer-math/mathematics-for-transformers`.
 #
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell

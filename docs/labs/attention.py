@@ -276,5 +276,5 @@ check("two_heads", lambda: two_heads, [[3, 0], [1.5, 1.7616], [1.6893, 1.3642], 
 # Row 1 differs between the two results: one head of width 2 mixed both features into one set of
 # weights, $(0.20, 0.80)$; the two heads of width 1 weigh the tokens differently, $(0.5, 0.5)$ for
 # feature 0 and $(0.12, 0.88)$ for feature 1. A real model then multiplies the joined heads by
-# $W_O$ ([Multi-head attention](../part-4/multi-head.md)); the library's `multi_head_attention`
+# $W_O$ ([Multi-head attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/multi-head/)); the library's `multi_head_attention`
 # does all of it for $h$ heads at once.

@@ -24,7 +24,7 @@
 #
 # where $\bar v = \partial L / \partial v$. Visiting the values from the loss back to the inputs, each
 # value's $\bar v$ is complete before it is passed on. The chapter
-# [Automatic differentiation from scratch](../part-3/autodiff.md) explains every line.
+# [Automatic differentiation from scratch](https://transformer-math.github.io/mathematics-for-transformers/part-3/autodiff/) explains every line.
 #
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
 # under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
@@ -429,5 +429,5 @@ display(Markdown(f"![{description}](data:image/png;base64,{base64.b64encode(png.
 # About forty lines: a `Value` with three local rules, a topological sort and a loop. That is the
 # whole of backpropagation; PyTorch's `loss.backward()` does the same on tensors, with one backward
 # rule per operation such as $\bar X = \bar Y W^\top$ for a matrix product. The library's
-# [`autograd.Value`](../reference/autograd.md) is this engine with a few more operations and an
+# `autograd.Value` ([reference](https://transformer-math.github.io/mathematics-for-transformers/reference/autograd/)) is this engine with a few more operations and an
 # explicit stack instead of recursion, so that a chain of any length works.

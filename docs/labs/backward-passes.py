@@ -23,8 +23,8 @@
 # * **LayerNorm** of each row $x \in \mathbb{R}^d$: $\hat x = (x - \mu) / s$ with
 #   $s = \sqrt{\sigma^2 + \varepsilon}$, then $y = \gamma \odot \hat x + \beta$.
 #
-# The chapters [The gradient of softmax and cross entropy](../part-3/softmax-cross-entropy.md) and
-# [From logits to gradients](../part-4/backprop.md) derive both. The lab needs the guide's library:
+# The chapters [The gradient of softmax and cross entropy](https://transformer-math.github.io/mathematics-for-transformers/part-3/softmax-cross-entropy/) and
+# [From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/) derive both. The lab needs the guide's library:
 # `pip install git+https://github.com/transformer-math/mathematics-for-transformers`.
 #
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
@@ -268,6 +268,6 @@ check("row sums of ln_dx", lambda: row_sums(ln_dx(dy, x, gamma)), np.zeros(3))
 # ## What you built
 #
 # The first and the most intricate backward rules of the Transformer's backward pass. The library's
-# `backward` ([From logits to gradients](../part-4/backprop.md)) starts with
+# `backward` ([From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/)) starts with
 # `cross_entropy_backward` and calls `layer_norm_backward` three times, once per LayerNorm of the
 # block, with the same formulas as yours.

@@ -25,7 +25,7 @@
 # $k$-th answer digit, attend to position $3 - k$ of the input, counted from 0. And you keep some
 # sequences out of training, to see whether it learned the rule or memorised the examples. You
 # prepare the data and measure; the library's `init_params`, `train` and `generate`
-# ([Training the tiny Transformer](../part-4/training.md)) do the rest. The lab needs the guide's
+# ([Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/)) do the rest. The lab needs the guide's
 # library: `pip install git+https://github.com/transformer-math/mathematics-for-transformers`.
 #
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
