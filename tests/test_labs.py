@@ -93,6 +93,179 @@ MISTAKES = {
         (3, "d_k = 2\nS = Q @ K.T", ["S"]),
         (4, "exp = np.exp(S)\nweights = exp / np.sum(exp, axis=0, keepdims=True)", ["weights", "row sums of weights"]),
         (5, "out = weights.T @ V", ["out"]),
+        (
+            6,
+            "causal = np.triu(np.ones((4, 4), dtype=bool))\nmasked = np.where(causal, S, -np.inf)\n"
+            "exp = np.exp(masked - np.max(masked, axis=-1, keepdims=True))\n"
+            "masked_weights = exp / np.sum(exp, axis=-1, keepdims=True)",
+            ["causal", "masked_weights"],
+        ),
+        (
+            6,
+            "causal = np.tril(np.ones((4, 4), dtype=bool))\nmasked = np.where(causal, S, 0.0)\n"
+            "exp = np.exp(masked - np.max(masked, axis=-1, keepdims=True))\n"
+            "masked_weights = exp / np.sum(exp, axis=-1, keepdims=True)",
+            ["masked_weights"],
+        ),
+        (
+            7,
+            "def attend(Q, K, V, mask):\n    scores = np.where(mask, Q @ K.T / np.sqrt(2), -np.inf)\n"
+            "    exp = np.exp(scores - np.max(scores, axis=-1, keepdims=True))\n"
+            "    return exp / np.sum(exp, axis=-1, keepdims=True) @ V\n\n"
+            "two_heads = np.concatenate([attend(Q[:, [h]], K[:, [h]], V[:, [h]], causal) for h in range(2)], axis=1)",
+            ["two_heads"],
+        ),
+    ],
+    "autodiff-mlp": [
+        (
+            1,
+            "def topological_order(root):\n    order, seen = [], set()\n\n    def visit(v):\n"
+            "        if id(v) not in seen:\n            seen.add(id(v))\n            order.append(v)\n"
+            "            for parent in v.parents:\n                visit(parent)\n\n    visit(root)\n    return order",
+            ["every value after its parents", "grads of (a + b) + a"],
+        ),
+        (
+            1,
+            "def topological_order(root):\n    order = []\n\n    def visit(v):\n"
+            "        for parent in v.parents:\n            visit(parent)\n        order.append(v)\n\n"
+            "    visit(root)\n    return order",
+            ["length of the order"],
+        ),
+        (
+            2,
+            "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n"
+            "    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n"
+            "        self.grad += self.data * out.grad\n        other.grad += other.data * out.grad\n\n"
+            "    out._backward = _backward\n    return out\n\nValue.__mul__ = mul",
+            ["grads of a * b"],
+        ),
+        (
+            2,
+            "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n"
+            "    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n"
+            "        self.grad = other.data * out.grad\n        other.grad = self.data * out.grad\n\n"
+            "    out._backward = _backward\n    return out\n\nValue.__mul__ = mul",
+            ["grad of x * x"],
+        ),
+        (
+            3,
+            "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n"
+            "        self.grad += (1 - self.data**2) * out.grad\n\n    out._backward = _backward\n    return out\n\n"
+            "Value.tanh = tanh",
+            ["grads of tanh(w x + b)"],
+        ),
+        (
+            4,
+            "def sgd_step(params, lr):\n    for p in params:\n        p.data += lr * p.grad",
+            ["one step from 1.0 with grad 0.5", "loss below 0.1 after 100 steps", "training accuracy"],
+        ),
+    ],
+    "backward-passes": [
+        (1, "grad_by_hand = [1 / 3, 2 / 3, 1 / 3]", ["grad_by_hand"]),
+        (
+            2,
+            "def ce_backward(Z, y):\n    return softmax(Z) - np.eye(Z.shape[-1])[y]",
+            ["ce_backward(Z, y)", "gradient_check of ce_backward"],
+        ),
+        (
+            2,
+            "def ce_backward(Z, y):\n    return (np.eye(Z.shape[-1])[y] - softmax(Z)) / len(y)",
+            ["ce_backward(Z, y)", "gradient_check of ce_backward"],
+        ),
+        (
+            3,
+            "def ln_param_grads(dy, x, eps=1e-5):\n    return np.sum(dy * x, axis=0), dy",
+            ["dgamma", "dbeta", "gradient_check of dgamma"],
+        ),
+        (
+            4,
+            "def ln_dx(dy, x, gamma, eps=1e-5):\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n"
+            "    g = gamma * dy\n    return (g - g.mean(axis=-1, keepdims=True)) / s",
+            ["ln_dx", "gradient_check of ln_dx"],
+        ),
+        (
+            4,
+            "def ln_dx(dy, x, gamma, eps=1e-5):\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n"
+            "    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n"
+            "    return (dy - dy.mean(axis=-1, keepdims=True) - x_hat * (dy * x_hat).mean(axis=-1, keepdims=True)) / s",
+            ["ln_dx", "gradient_check of ln_dx"],
+        ),
+    ],
+    "adam": [
+        (
+            1,
+            "beta1, g = 0.9, 2.0\nm_raw, m_hat = [], []\nm = 0.0\nfor t in range(1, 6):\n"
+            "    m = beta1 * m + (1 - beta1) * g\n    m_raw.append(m)\n    m_hat.append(m / (1 - beta1))",
+            ["m_hat"],
+        ),
+        (
+            2,
+            "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n"
+            "    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n"
+            "    return theta - lr * m / (np.sqrt(v) + eps), m, v",
+            ["theta after 3 Adam steps"],
+        ),
+        (
+            2,
+            "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n"
+            "    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g\n"
+            "    m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)\n"
+            "    return theta - lr * m_hat / (np.sqrt(np.abs(v_hat)) + eps), m, v",
+            ["theta after 3 Adam steps", "v after 3 Adam steps"],
+        ),
+        (3, "uncorrected_first_step = 0.1", ["uncorrected_first_step"]),
+        (
+            4,
+            "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n"
+            "    return adam_step(theta, g + weight_decay * theta, m, v, t, lr, beta1, beta2, eps)",
+            ["theta after 3 AdamW steps", "m after 3 AdamW steps", "AdamW after 10 steps"],
+        ),
+        (
+            4,
+            "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n"
+            "    theta = theta - weight_decay * theta\n    return adam_step(theta, g, m, v, t, lr, beta1, beta2, eps)",
+            ["theta after 3 AdamW steps", "AdamW after 10 steps"],
+        ),
+        (
+            5,
+            "def adam_l2_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01):\n"
+            "    return adamw_step(theta, g, m, v, t, lr, weight_decay)",
+            ["Adam + L2 after 10 steps"],
+        ),
+    ],
+    "train-transformer": [
+        (
+            1,
+            "def make_example(digits):\n    return list(digits) + [SEP] + list(digits)",
+            ["make_example([3, 1, 4, 1])", "make_example([0, 1, 2, 3])"],
+        ),
+        (
+            2,
+            "seqs = np.array([make_example(d) for d in all_digits])\ntrain_seqs, test_seqs = seqs[:200], seqs[200:]",
+            ["first training sequence"],
+        ),
+        (
+            2,
+            "seqs = np.array([make_example(all_digits[i]) for i in order])\ntrain_seqs, test_seqs = seqs[:200], seqs",
+            ["shape of test_seqs", "held-out sequences seen in training"],
+        ),
+        (
+            3,
+            "inputs = train_seqs[:, :-1]\ntargets = train_seqs[:, :-1]",
+            ["targets[0]", "held-out accuracy above 0.95"],
+        ),
+        (
+            4,
+            "def answer_accuracy(params, seqs):\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
+            "    return np.mean(np.argmax(logits, axis=-1) == seqs[:, 1:])",
+            ["answer_accuracy of the untrained model"],
+        ),
+        (
+            4,
+            "def answer_accuracy(params, seqs):\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
+            "    return np.mean(np.argmax(logits[:, 4:], axis=-1) == seqs[:, 4:8])",
+            ["answer_accuracy of the untrained model", "held-out accuracy above 0.95"],
+        ),
     ],
 }
 

@@ -28,6 +28,9 @@
 # \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .
 # $$
 #
+# The last two exercises go on to what a Transformer adds: a causal mask, so that no token looks
+# ahead, and two heads that attend independently.
+#
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
 # under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
 
@@ -194,3 +197,84 @@ out = ...
 
 # %%
 check("out", lambda: out, [[1.8985, 0.5247], [0.8435, 1.2971], [1.4274, 0.8588], [1.8223, 0.5432]])
+
+# %% [markdown]
+# ## 6. A causal mask
+#
+# A language model predicts each token from the tokens *before* it, so token $i$ may look only at
+# tokens $j \le i$. The **causal mask** is True on and below the diagonal. Where it is False the
+# score becomes $-\infty$ before the softmax, so that weight is exactly $e^{-\infty} = 0$ and the
+# rest of the row shares all the weight.
+
+# %% tags=["exercise"]
+causal = ...  # a (4, 4) boolean array, True where j <= i (np.tril helps)
+masked_weights = ...  # softmax of each row of S, with the scores where causal is False set to -inf
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# ```python
+# causal = np.tril(np.ones((4, 4), dtype=bool))
+# masked = np.where(causal, S, -np.inf)
+# exp = np.exp(masked - np.max(masked, axis=-1, keepdims=True))
+# masked_weights = exp / np.sum(exp, axis=-1, keepdims=True)
+# ```
+#
+# </details>
+
+# %%
+check("causal", lambda: causal, np.tril(np.ones((4, 4))))
+check(
+    "masked_weights",
+    lambda: masked_weights,
+    [[1, 0, 0, 0], [0.1956, 0.8044, 0, 0], [1 / 3, 1 / 3, 1 / 3, 0], [0.3655, 0.0889, 0.3655, 0.1802]],
+)
+
+# %% [markdown]
+# Token 0 can only look at itself, so its weight is 1 there. The last row is the row of step 4:
+# the last token sees everything anyway.
+#
+# ## 7. Two heads
+#
+# Multi-head attention splits the features into heads that attend independently. Here $d_k = 2$
+# splits into two heads of width 1: head 0 uses column 0 of $Q$, $K$ and $V$, head 1 column 1.
+# Each head scales its scores by $\sqrt{d_{\text{head}}}$, the width of *its* vectors, here
+# $\sqrt 1$. The two outputs, side by side, make a $4 \times 2$ result. Write `attend` for any
+# width, with the mask, then use it for both heads.
+
+
+# %% tags=["exercise"]
+def attend(Q, K, V, mask):
+    return ...  # your code: softmax(Q K^T / sqrt(d), masked) @ V, with d = Q.shape[-1]
+
+
+two_heads = ...  # your code: attend on columns [0] of Q, K, V and on columns [1], side by side
+
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# ```python
+# def attend(Q, K, V, mask):
+#     scores = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
+#     exp = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+#     return exp / np.sum(exp, axis=-1, keepdims=True) @ V
+#
+#
+# two_heads = np.concatenate([attend(Q[:, [h]], K[:, [h]], V[:, [h]], causal) for h in range(2)], axis=1)
+# ```
+#
+# </details>
+
+# %%
+check(
+    "attend(Q, K, V, causal)", lambda: attend(Q, K, V, causal), [[3, 0], [0.5867, 1.6089], [4 / 3, 1], [1.8223, 0.5432]]
+)
+check("two_heads", lambda: two_heads, [[3, 0], [1.5, 1.7616], [1.6893, 1.3642], [1.7311, 0.5154]])
+
+# %% [markdown]
+# Row 1 differs between the two results: one head of width 2 mixed both features into one set of
+# weights, $(0.20, 0.80)$; the two heads of width 1 weigh the tokens differently, $(0.5, 0.5)$ for
+# feature 0 and $(0.12, 0.88)$ for feature 1. A real model then multiplies the joined heads by
+# $W_O$ ([Multi-head attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/multi-head/)); the library's `multi_head_attention`
+# does all of it for $h$ heads at once.

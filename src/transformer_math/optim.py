@@ -12,6 +12,10 @@ In place matters: a model that holds these arrays sees the new values without be
   parameters directly, not added to the gradient. The decay follows PyTorch's convention,
   $\theta \leftarrow \theta - \eta \lambda \theta$, where $\eta$ is the learning rate.
 
+Two helpers of larger training runs sit beside them: :func:`clip_grad_norm` scales all the gradients
+together so that their global norm is at most a bound, and :func:`warmup_cosine` gives the learning rate
+of each step of a linear warm-up followed by a cosine decay.
+
 Example
 -------
 >>> import numpy as np
@@ -234,3 +238,107 @@ class AdamW(Adam):
         super().step(grads)  # Adam's step from the loss gradient alone
 
     # --8<-- [end:AdamW]
+
+
+# --8<-- [start:clip_grad_norm]
+def clip_grad_norm(grads, max_norm):
+    r"""Scale all the gradients together so that their global norm is at most ``max_norm``.
+
+    The global norm treats every gradient of every parameter as one long vector,
+
+    $$\lVert g \rVert = \sqrt{\textstyle\sum_i \lVert g_i \rVert^2}, \qquad
+    g_i \leftarrow g_i \cdot \min\!\left(1, \frac{c}{\lVert g \rVert}\right),$$
+
+    with $c$ = ``max_norm``. Every gradient is scaled by the same factor, so the direction of the step
+    is kept and only its length is capped: one unlucky batch cannot throw the parameters far away.
+
+    Parameters
+    ----------
+    grads : list of array_like
+        One gradient per parameter. Not modified.
+    max_norm : float
+        The largest global norm $c > 0$ allowed.
+
+    Returns
+    -------
+    clipped : list of numpy.ndarray
+        The scaled gradients (new arrays, the inputs' shapes).
+    norm : float
+        The global norm *before* clipping, worth logging: a norm that keeps growing is a warning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> clipped, norm = clip_grad_norm([np.array([3.0]), np.array([[4.0]])], max_norm=1.0)
+    >>> print(norm, clipped[0], clipped[1])         # the norm was 5: everything is divided by 5
+    5.0 [0.6] [[0.8]]
+    """
+    if isinstance(grads, np.ndarray):
+        raise TypeError("grads must be a list of arrays; for a single array write [g]")
+    max_norm = _check_number("max_norm", max_norm, 0.0, low_open=True)
+    grads = [np.asarray(g, dtype=float) for g in grads]
+    for i, g in enumerate(grads):
+        if not np.all(np.isfinite(g)):
+            raise ValueError(f"gradient {i} contains nan or inf; clipping cannot repair it")
+    norm = math.sqrt(sum(float(np.sum(g**2)) for g in grads))
+    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
+    return [g * scale for g in grads], norm
+
+
+# --8<-- [end:clip_grad_norm]
+
+
+def _check_count(name, value, low, high=None):
+    """``value`` as an int in [low, high], or a TypeError / ValueError that names it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in {low} .. {high}"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return int(value)
+
+
+# --8<-- [start:warmup_cosine]
+def warmup_cosine(step, total_steps, warmup_steps, peak_lr, min_lr=0.0):
+    r"""The learning rate of step ``step`` (counted from 0): a linear warm-up, then a cosine decay.
+
+    With $t$ = ``step``, $W$ = ``warmup_steps``, $T$ = ``total_steps``:
+
+    $$\eta_t = \eta_{\max} \frac{t + 1}{W} \quad (t < W), \qquad
+    \eta_t = \eta_{\min} + \frac{\eta_{\max} - \eta_{\min}}{2} \bigl(1 + \cos \pi p\bigr),$$
+
+    otherwise, with $p = (t - W) / (T - W - 1)$ going from 0 at the first step after the warm-up to 1
+    at the last step. The warm-up lets Adam's running averages settle before the steps get large;
+    the decay makes the last steps small, so training settles into a minimum instead of bouncing.
+
+    Parameters
+    ----------
+    step : int
+        The step, ``0 <= step < total_steps``.
+    total_steps : int
+        Number of steps of the whole run, >= 1.
+    warmup_steps : int
+        Number of warm-up steps, ``0 <= warmup_steps < total_steps``.
+    peak_lr : float
+        $\eta_{\max} > 0$, reached at the end of the warm-up.
+    min_lr : float, default 0.0
+        $\eta_{\min}$ in $[0, \eta_{\max}]$, reached at the last step.
+
+    Examples
+    --------
+    >>> [round(warmup_cosine(t, 6, 2, peak_lr=1.0), 4) for t in range(6)]
+    [0.5, 1.0, 1.0, 0.75, 0.25, 0.0]
+    """
+    total_steps = _check_count("total_steps", total_steps, 1)
+    warmup_steps = _check_count("warmup_steps", warmup_steps, 0, total_steps - 1)
+    step = _check_count("step", step, 0, total_steps - 1)
+    peak_lr = _check_number("peak_lr", peak_lr, 0.0, low_open=True)
+    min_lr = _check_number("min_lr", min_lr, 0.0, peak_lr, high_open=False)
+    if step < warmup_steps:
+        return peak_lr * (step + 1) / warmup_steps  # linear: peak_lr / W, 2 peak_lr / W, ..., peak_lr
+    decay_steps = total_steps - warmup_steps - 1
+    p = (step - warmup_steps) / decay_steps if decay_steps > 0 else 0.0  # 0 .. 1
+    return min_lr + 0.5 * (peak_lr - min_lr) * (1 + math.cos(math.pi * p))
+
+
+# --8<-- [end:warmup_cosine]

@@ -44,7 +44,7 @@ from transformer_math.attention import (
     split_heads,
 )
 from transformer_math.information import cross_entropy_from_logits
-from transformer_math.optim import AdamW
+from transformer_math.optim import AdamW, clip_grad_norm, warmup_cosine
 from transformer_math.softmax import softmax
 from transformer_math.stats import layer_norm
 
@@ -57,6 +57,8 @@ __all__ = [
     "loss_and_grads",
     "make_windows",
     "train",
+    "sampling_distribution",
+    "sample_token",
     "generate",
 ]
 
@@ -390,11 +392,14 @@ def make_windows(stream, seq_len):
 
 
 # --8<-- [start:train]
-def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01):
+def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01, max_grad_norm=None, warmup_steps=None):
     r"""Full-batch training with AdamW; ``params`` is updated in place. Returns the loss before each step.
 
     Each step is the whole diagram: forward to the logits, cross entropy, backward to every gradient,
-    and one AdamW update of every parameter.
+    and one AdamW update of every parameter. Two options of larger training runs are available:
+    ``max_grad_norm`` clips the global norm of the gradients (:func:`~transformer_math.optim.clip_grad_norm`)
+    and ``warmup_steps`` replaces the constant ``lr`` by a warm-up to ``lr`` followed by a cosine decay
+    to 0 (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
 
     Examples
     --------
@@ -403,13 +408,22 @@ def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01):
     >>> losses = train(params, x, y, n_heads=2, steps=30)
     >>> bool(losses[-1] < losses[0] / 10)
     True
+    >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)   # again, clipped and scheduled
+    >>> losses = train(params, x, y, n_heads=2, steps=30, lr=0.03, max_grad_norm=1.0, warmup_steps=5)
+    >>> bool(losses[-1] < losses[0] / 10)
+    True
     """
     names = list(params)
     optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=weight_decay)
     losses = []
-    for _ in range(steps):
+    for t in range(steps):
         loss, grads = loss_and_grads(params, tokens, targets, n_heads)
-        optimizer.step([grads[name] for name in names])
+        grads = [grads[name] for name in names]
+        if max_grad_norm is not None:
+            grads, _ = clip_grad_norm(grads, max_grad_norm)
+        if warmup_steps is not None:
+            optimizer.lr = warmup_cosine(t, steps, warmup_steps, peak_lr=lr)
+        optimizer.step(grads)
         losses.append(loss)
     return losses
 
@@ -417,10 +431,121 @@ def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01):
 # --8<-- [end:train]
 
 
-# --8<-- [start:generate]
-def generate(params, prompt, n_new, n_heads, context=None):
-    r"""Continue ``prompt`` by ``n_new`` tokens, each time appending the most probable next token.
+# --8<-- [start:sampling_distribution]
+def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
+    r"""The distribution the next token is drawn from: $\operatorname{softmax}(z / T)$, optionally truncated.
 
+    * ``temperature`` $T$: below 1 sharpens the distribution, above 1 flattens it; $T = 0$ is the
+      limit $T \to 0$, all the probability on the largest logit (greedy decoding).
+    * ``top_k``: keep only the $k$ most probable tokens.
+    * ``top_p`` (nucleus sampling): keep the fewest most probable tokens whose probabilities add up to at
+      least $p$.
+
+    Whatever is kept is renormalised to sum to 1; the rest gets probability exactly 0.
+
+    Parameters
+    ----------
+    logits : array_like
+        Shape ``(V,)``, the scores of the next token.
+    temperature : float, default 1.0
+        $T \geq 0$.
+    top_k : int, optional
+        $1 \leq k \leq V$.
+    top_p : float, optional
+        $0 < p \leq 1$.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(V,)``, non-negative, summing to 1.
+
+    Examples
+    --------
+    >>> logits = np.array([2.0, 1.0, 0.0, -1.0])
+    >>> print(sampling_distribution(logits).round(4))
+    [0.6439 0.2369 0.0871 0.0321]
+    >>> print(sampling_distribution(logits, top_k=2).round(4))       # the 2 largest, renormalised
+    [0.7311 0.2689 0.     0.    ]
+    >>> print(sampling_distribution(logits, top_p=0.85).round(4))    # 0.64 + 0.24 = 0.88 >= 0.85
+    [0.7311 0.2689 0.     0.    ]
+    """
+    z = np.asarray(logits, dtype=float)
+    if z.ndim != 1 or z.size == 0:
+        raise ValueError(f"logits must be a non-empty vector of shape (V,), got shape {z.shape}")
+    if not np.all(np.isfinite(z)):
+        raise ValueError("logits contain nan or inf")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)):
+        raise TypeError(f"temperature must be a number, got {temperature!r}")
+    if not (np.isfinite(temperature) and temperature >= 0):
+        raise ValueError(f"temperature must be >= 0 (0 means greedy), got {temperature!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer))):
+        raise TypeError(f"top_k must be an integer, got {top_k!r}")
+    if top_k is not None and not 1 <= top_k <= z.size:
+        raise ValueError(f"top_k must be an integer in 1 .. {z.size} (the vocabulary), got {top_k!r}")
+    if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.number))):
+        raise TypeError(f"top_p must be a number, got {top_p!r}")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
+    if temperature == 0:
+        return np.eye(z.size)[np.argmax(z)]  # greedy: everything on the largest logit
+    z = z / temperature
+    if top_k is not None:
+        kept = np.argsort(-z, kind="stable")[: int(top_k)]  # the k largest (ties: the lower id)
+        z = np.where(np.isin(np.arange(z.size), kept), z, -np.inf)
+    p = softmax(z)
+    if top_p is not None:
+        order = np.argsort(-p, kind="stable")
+        before = np.cumsum(p[order]) - p[order]  # probability of the tokens ranked above each one
+        p[order[before >= top_p]] = 0.0  # keep a token while the ones above it hold less than top_p
+        p = p / p.sum()
+    return p
+
+
+# --8<-- [end:sampling_distribution]
+
+
+# --8<-- [start:sample_token]
+def sample_token(logits, rng, temperature=1.0, top_k=None, top_p=None):
+    r"""Draw one token id from :func:`sampling_distribution`; ``temperature=0`` takes the argmax, no draw.
+
+    Parameters
+    ----------
+    logits : array_like
+        Shape ``(V,)``.
+    rng : numpy.random.Generator
+        The source of randomness, e.g. ``np.random.default_rng(0)``: the same seed, the same tokens.
+    temperature, top_k, top_p
+        As in :func:`sampling_distribution`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> logits = np.array([2.0, 1.0, 0.0, -1.0])
+    >>> [sample_token(logits, rng) for _ in range(8)]
+    [0, 0, 0, 0, 1, 2, 0, 1]
+    >>> [sample_token(logits, rng, top_k=2) for _ in range(8)]   # only tokens 0 and 1 remain
+    [0, 1, 1, 0, 1, 0, 0, 0]
+    >>> sample_token(logits, rng, temperature=0)                  # greedy
+    0
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r}")
+    p = sampling_distribution(logits, temperature, top_k, top_p)
+    if temperature == 0:
+        return int(np.argmax(p))  # greedy uses no randomness: rng is left as it was
+    return int(rng.choice(p.size, p=p))
+
+
+# --8<-- [end:sample_token]
+
+
+# --8<-- [start:generate]
+def generate(params, prompt, n_new, n_heads, context=None, temperature=0.0, top_k=None, top_p=None, seed=0):
+    r"""Continue ``prompt`` by ``n_new`` tokens, each drawn by :func:`sample_token` from the last position's logits.
+
+    With the default ``temperature=0`` each new token is the most probable one (greedy decoding, no
+    randomness); with ``temperature > 0`` it is sampled, optionally from the ``top_k`` or ``top_p``
+    most probable tokens only, by ``np.random.default_rng(seed)``: the same seed gives the same text.
     The model only ever saw sequences of its training length, so ``context`` (if given) keeps just the
     last ``context`` tokens as its input.
 
@@ -429,12 +554,19 @@ def generate(params, prompt, n_new, n_heads, context=None):
     >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
     >>> len(generate(params, [0, 1], n_new=3, n_heads=2))
     5
+    >>> a = generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3)
+    >>> a == generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3)
+    True
     """
+    sampling_distribution(np.zeros(params["W_E"].shape[0]), temperature, top_k, top_p)  # checks them once
+    if (top_k is not None or top_p is not None) and temperature == 0:
+        raise ValueError("top_k and top_p need temperature > 0; temperature = 0 is greedy decoding")
+    rng = np.random.default_rng(seed)
     tokens = [int(t) for t in prompt]
     for _ in range(n_new):
         window = tokens if context is None else tokens[-context:]
         logits, _ = forward(params, np.array(window), n_heads)
-        tokens.append(int(np.argmax(logits[-1])))
+        tokens.append(sample_token(logits[-1], rng, temperature, top_k, top_p))
     return tokens
 
 
