@@ -4,8 +4,9 @@ A :class:`Value` holds a number and remembers how it was computed: which values 
 local derivative of the operation that made it. Calling :meth:`Value.backward` on a final result
 walks that record backwards and applies the chain rule at every step,
 
-$$\frac{\partial L}{\partial a} \mathrel{+}= \frac{\partial L}{\partial c} \cdot \frac{\partial c}{\partial a}
-\quad \text{for every operation } c = \mathrm{op}(a, \ldots),$$
+$$\frac{\partial L}{\partial a} \mathrel{+}= \frac{\partial L}{\partial c} \cdot \frac{\partial c}{\partial a}$$
+
+for every operation $c = \mathrm{op}(a, \ldots)$,
 
 so each input ends up with its ``grad``, the derivative of the result with respect to it. This is
 backpropagation, one number at a time; the design follows Andrej Karpathy's *micrograd*.

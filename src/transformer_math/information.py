@@ -2,8 +2,11 @@ r"""Entropy, cross entropy, KL divergence and perplexity -- the loss of a langua
 
 For distributions $P$ and $Q$ over the same outcomes (natural logarithms, so the unit is the *nat*):
 
-$$H(P) = -\sum_x P(x)\log P(x), \qquad H(P, Q) = -\sum_x P(x)\log Q(x), \qquad
-D_{\mathrm{KL}}(P\,\|\,Q) = \sum_x P(x)\log\frac{P(x)}{Q(x)} = H(P, Q) - H(P).$$
+$$\begin{aligned}
+H(P) &= -\sum_x P(x)\log P(x), \\
+H(P, Q) &= -\sum_x P(x)\log Q(x), \\
+D_{\mathrm{KL}}(P\,\|\,Q) &= \sum_x P(x)\log\frac{P(x)}{Q(x)} = H(P, Q) - H(P).
+\end{aligned}$$
 
 The convention $0 \log 0 = 0$ holds throughout (the limit of $p \log p$ as $p \to 0$), so a one-hot
 distribution has entropy exactly 0 rather than NaN.

@@ -137,10 +137,12 @@ class Adam(Optimizer):
 
     At step $t = 1, 2, \ldots$, for every parameter $\theta$ with gradient $g$:
 
-    $$m \leftarrow \beta_1 m + (1 - \beta_1) g, \qquad v \leftarrow \beta_2 v + (1 - \beta_2) g^2,$$
+    $$\begin{aligned}
+    m &\leftarrow \beta_1 m + (1 - \beta_1) g, & v &\leftarrow \beta_2 v + (1 - \beta_2) g^2, \\
+    \hat m &= \frac{m}{1 - \beta_1^t}, & \hat v &= \frac{v}{1 - \beta_2^t},
+    \end{aligned}$$
 
-    $$\hat m = \frac{m}{1 - \beta_1^t}, \qquad \hat v = \frac{v}{1 - \beta_2^t}, \qquad
-    \theta \leftarrow \theta - \eta \frac{\hat m}{\sqrt{\hat v} + \epsilon},$$
+    $$\theta \leftarrow \theta - \eta \frac{\hat m}{\sqrt{\hat v} + \epsilon},$$
 
     with $m$ and $v$ starting at 0 and every operation taken entry by entry. Dividing by
     $1 - \beta^t$ (bias correction) undoes the pull towards 0 of averages that start at 0.

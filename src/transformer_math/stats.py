@@ -2,7 +2,10 @@ r"""Mean, variance, standard deviation -- and Layer Normalization built from the
 
 For values $x_1, \dots, x_n$:
 
-$$\mu = \frac{1}{n}\sum_i x_i, \qquad \sigma^2 = \frac{1}{n - \text{ddof}}\sum_i (x_i - \mu)^2, \qquad \sigma = \sqrt{\sigma^2}.$$
+$$\begin{aligned}
+\mu &= \frac{1}{n}\sum_i x_i, \\
+\sigma^2 &= \frac{1}{n - \text{ddof}}\sum_i (x_i - \mu)^2, \qquad \sigma = \sqrt{\sigma^2}.
+\end{aligned}$$
 
 ``ddof=0`` gives the population variance (what NumPy's ``np.var`` computes, and what LayerNorm uses);
 ``ddof=1`` gives the sample variance, the unbiased estimate from a sample.

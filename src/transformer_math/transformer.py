@@ -5,10 +5,13 @@ block (as in GPT-2), the forward pass is
 
 $$
 \begin{aligned}
-X_0 &= W_E[t] + PE && \text{embeddings plus positions, } (n, d) \\
-X_1 &= X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0)) && \text{causal multi-head attention, residual} \\
-X_2 &= X_1 + \operatorname{ReLU}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 + b_2 && \text{feed-forward, residual} \\
-Z &= \operatorname{LN}_f(X_2)\, W_U && \text{logits, } (n, V)
+X_0 &= W_E[t] + PE \\
+&\qquad \text{embeddings plus positions, } (n, d) \\
+X_1 &= X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0)) \\
+&\qquad \text{causal multi-head attention, residual} \\
+X_2 &= X_1 + \operatorname{ReLU}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 + b_2 \\
+&\qquad \text{feed-forward, residual} \\
+Z &= \operatorname{LN}_f(X_2)\, W_U \qquad \text{logits, } (n, V)
 \end{aligned}
 $$
 
