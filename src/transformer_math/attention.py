@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.checks import check_integer, check_no_nan, float_array
 from transformer_math.softmax import softmax
 
 __all__ = [
@@ -60,15 +61,16 @@ def causal_mask(n):
      [1 1 0]
      [1 1 1]]
     """
-    if int(n) != n or n < 1:
-        raise ValueError(f"the sequence length n must be a positive integer, got {n!r}")
-    return np.tril(np.ones((int(n), int(n)), dtype=bool))
+    n = check_integer(n, "the sequence length n", minimum=1)
+    return np.tril(np.ones((n, n), dtype=bool))
 
 
 # --8<-- [end:causal_mask]
 
 
-def _check_attention_inputs(q, k, v, mask):
+def check_attention_inputs(q, k, v, mask):
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        check_no_nan(a, name, finite=True)
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
         raise ValueError(
             f"q, k and v need at least 2 axes (sequence, features); got shapes {q.shape}, {k.shape}, {v.shape}"
@@ -149,8 +151,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     >>> print(w.round(4), out.round(4))
     [[0.6698 0.3302]] [[13.3024]]
     """
-    q, k, v = (np.asarray(a, dtype=float) for a in (q, k, v))
-    mask = _check_attention_inputs(q, k, v, mask)
+    q, k, v = float_array(q, "q"), float_array(k, "k"), float_array(v, "v")
+    mask = check_attention_inputs(q, k, v, mask)
     d_k = q.shape[-1]
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # (..., n_q, n_k)
     if mask is not None:
@@ -180,9 +182,10 @@ def split_heads(x, n_heads):
       [6 7]]]
     """
     x = np.asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"split_heads needs x of shape (..., n, d_model), got shape {x.shape}")
+    n_heads = check_integer(n_heads, "n_heads", minimum=1)
     d_model = x.shape[-1]
-    if int(n_heads) != n_heads or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
     if d_model % n_heads != 0:
         raise ValueError(
             f"d_model = {d_model} is not divisible by n_heads = {n_heads}; "
@@ -203,6 +206,8 @@ def merge_heads(x):
     True
     """
     x = np.asarray(x)
+    if x.ndim < 3:
+        raise ValueError(f"merge_heads needs x of shape (..., h, n, d_head), got shape {x.shape}")
     x = np.swapaxes(x, -3, -2)  # (..., n, h, d_head)
     return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])
 
@@ -246,7 +251,9 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     >>> out.shape, weights.shape
     ((4, 8), (2, 4, 4))
     """
-    x = np.asarray(x, dtype=float)
+    x = float_array(x, "x")
+    if x.ndim < 2:
+        raise ValueError(f"multi_head_attention needs x of shape (..., n, d_model), got shape {x.shape}")
     d_model = x.shape[-1]
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o)):
         if np.shape(w) != (d_model, d_model):
@@ -289,8 +296,8 @@ def positional_encoding(seq_len, d_model):
      [ 0.841  0.54   0.01   1.   ]
      [ 0.909 -0.416  0.02   1.   ]]
     """
-    if seq_len < 1 or d_model < 1:
-        raise ValueError(f"seq_len and d_model must be >= 1, got seq_len = {seq_len}, d_model = {d_model}")
+    seq_len = check_integer(seq_len, "seq_len", minimum=1)
+    d_model = check_integer(d_model, "d_model", minimum=1)
     positions = np.arange(seq_len)[:, None]  # (n, 1)
     two_i = np.arange(0, d_model, 2)  # 0, 2, 4, ...
     angles = positions / 10000 ** (two_i / d_model)  # (n, ceil(d / 2))

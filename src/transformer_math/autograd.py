@@ -22,6 +22,7 @@ Example
 from __future__ import annotations
 
 import math
+import numbers
 
 
 # --8<-- [start:Value]
@@ -52,6 +53,8 @@ class Value:
     """
 
     def __init__(self, data, parents=(), op=""):
+        if isinstance(data, bool) or not isinstance(data, numbers.Real):
+            raise TypeError(f"a Value holds one real number, got {data!r} ({type(data).__name__})")
         self.data = float(data)
         self.grad = 0.0
         self.parents = parents
@@ -87,12 +90,26 @@ class Value:
         return out
 
     def __pow__(self, exponent):
-        if not isinstance(exponent, (int, float)):
+        if isinstance(exponent, bool) or not isinstance(exponent, numbers.Real):
             raise TypeError(f"only powers by a plain number are supported, got {type(exponent).__name__}")
-        out = Value(self.data**exponent, (self,), f"**{exponent:g}")
+        a, n = self.data, float(exponent)
+        if a == 0 and n < 0:
+            raise ValueError(f"0 ** {n:g} is undefined (a division by zero)")
+        if a < 0 and not n.is_integer():
+            raise ValueError(f"{a:g} ** {n:g} is not a real number (a negative base needs a whole exponent)")
+        try:
+            out = Value(a**n, (self,), f"**{n:g}")
+            if n == 0:
+                slope = 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
+            elif a == 0 and n < 1:
+                slope = math.inf  # a vertical tangent, as sqrt(a) has at 0
+            else:
+                slope = n * a ** (n - 1)  # d(a^n)/da = n a^(n-1)
+        except OverflowError:
+            raise ValueError(f"{a:g} ** {n:g} is too large for a float") from None
 
-        def _backward():  # d(a^n)/da = n a^(n-1)
-            self.grad += exponent * self.data ** (exponent - 1) * out.grad
+        def _backward():
+            self.grad += slope * out.grad
 
         out._backward = _backward
         return out
@@ -101,7 +118,7 @@ class Value:
 
     # --8<-- [start:functions]
     def exp(self):
-        out = Value(math.exp(self.data), (self,), "exp")
+        out = Value(math.exp(self.data) if self.data < 709.78 else math.inf, (self,), "exp")  # e^710 overflows
 
         def _backward():  # d(e^a)/da = e^a, which is out.data
             self.grad += out.data * out.grad
@@ -149,7 +166,10 @@ class Value:
         return self + (-other)
 
     def __truediv__(self, other):  # a / b = a * b^(-1)
-        return self * (other if isinstance(other, Value) else Value(other)) ** -1
+        other = other if isinstance(other, Value) else Value(other)
+        if other.data == 0:
+            raise ValueError(f"division by zero: {self!r} / {other!r}")
+        return self * other**-1
 
     def __radd__(self, other):  # 2 + a
         return self + other

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from transformer_math.checks import check_integer, check_no_nan, float_array, real_array
+
 __all__ = ["matmul_loops", "dot", "norm", "cosine_similarity", "power_iteration"]
 
 
@@ -46,7 +48,7 @@ def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     >>> matmul_loops([[1, 2, 3]], [[1], [1], [1]])
     array([[6]])
     """
-    A, B = np.asarray(A), np.asarray(B)
+    A, B = real_array(A, "A"), real_array(B, "B")
     if A.ndim != 2 or B.ndim != 2:
         raise ValueError(f"matmul_loops needs two 2-D arrays, got shapes {A.shape} and {B.shape}")
     (m, n), (n_b, p) = A.shape, B.shape
@@ -88,7 +90,7 @@ def dot(a: ArrayLike, b: ArrayLike):
     >>> print(dot([1, 0, -1], [2, 5, 2]))
     0
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = real_array(a, "a"), real_array(b, "b")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"dot needs two 1-D vectors, got shapes {a.shape} and {b.shape}")
     if a.shape != b.shape:
@@ -118,10 +120,14 @@ def norm(v: ArrayLike) -> float:
     >>> norm([3, 4])
     5.0
     """
-    v = np.asarray(v)
+    v = float_array(v, "v")
     if v.ndim != 1:
         raise ValueError(f"norm needs a 1-D vector, got shape {v.shape}")
-    return float(np.sqrt(dot(v, v)))
+    scale = np.max(np.abs(v), initial=0.0)  # the largest entry
+    if scale == 0 or not np.isfinite(scale):
+        return float(scale)  # the zero vector has length 0; an infinite entry, length inf (or NaN)
+    u = v / scale  # every entry in [-1, 1]: squaring can neither overflow nor underflow to 0
+    return float(scale * np.sqrt(dot(u, u)))
 
 
 # --8<-- [end:norm]
@@ -147,10 +153,13 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
     >>> cosine_similarity([1, 1], [3, 3])
     1.0
     """
+    a, b = float_array(a, "a"), float_array(b, "b")
+    check_no_nan(a, "a", finite=True)
+    check_no_nan(b, "b", finite=True)
     norm_a, norm_b = norm(a), norm(b)
     if norm_a == 0 or norm_b == 0:
         raise ValueError("cosine similarity is undefined for a zero vector: it has no direction")
-    return float(np.clip(dot(a, b) / (norm_a * norm_b), -1.0, 1.0))
+    return float(np.clip(dot(a / norm_a, b / norm_b), -1.0, 1.0))  # unit vectors first: nothing overflows
 
 
 # --8<-- [end:cosine_similarity]
@@ -194,11 +203,14 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     >>> print(round(value, 6), np.round(vector, 4))
     3.0 [0.7071 0.7071]
     """
-    A = np.asarray(A, dtype=float)
+    A = float_array(A, "A")
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"power iteration needs a square matrix, got shape {A.shape}")
-    if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
+    if A.size == 0:
+        raise ValueError("power iteration needs a matrix of at least 1 x 1, got shape (0, 0)")
+    check_no_nan(A, "A", finite=True)
+    steps = check_integer(steps, "steps", minimum=1)
+    seed = check_integer(seed, "seed")
 
     v = np.random.default_rng(seed).standard_normal(A.shape[0])
     v = v / np.linalg.norm(v)

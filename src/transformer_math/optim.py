@@ -24,19 +24,21 @@ array([ 0.95, -1.9 ])
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
+from transformer_math.checks import float_array
 
-def _check_number(
+
+def check_hyperparameter(
     name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False, high_open: bool = True
 ) -> float:
     """``value`` as a float, or a ValueError that names the hyperparameter and the allowed range."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    number = float(value)
     too_low = number <= low if low_open else number < low
     too_high = number >= high if high_open else number > high
     if not math.isfinite(number) or too_low or too_high:
@@ -52,24 +54,34 @@ class Optimizer:
     def __init__(self, params: Sequence[np.ndarray], lr: float) -> None:
         if isinstance(params, np.ndarray):
             raise TypeError("params must be a list of arrays; for a single array write [w]")
-        self.params = list(params)
+        try:
+            self.params = list(params)
+        except TypeError:
+            raise TypeError(f"params must be a list of arrays, got {type(params).__name__}") from None
+        if not self.params:
+            raise ValueError("params is empty: an optimizer needs at least one array to update")
         for i, p in enumerate(self.params):
             if not (isinstance(p, np.ndarray) and np.issubdtype(p.dtype, np.floating)):
                 raise TypeError(
                     f"parameter {i} must be a NumPy float array (it is updated in place), "
                     f"got {type(p).__name__} of dtype {getattr(p, 'dtype', None)}"
                 )
-        self.lr = _check_number("lr (the learning rate)", lr, 0.0, low_open=True)
+        self.lr = check_hyperparameter("lr (the learning rate)", lr, 0.0, low_open=True)
         self.t = 0  # number of steps taken
 
     def _checked(self, grads: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The gradients as float arrays, after checking their number, shapes and values."""
-        grads = list(grads)
+        if isinstance(grads, np.ndarray):
+            raise TypeError("grads must be a list of arrays, one per parameter; for a single array write [g]")
+        try:
+            grads = list(grads)
+        except TypeError:
+            raise TypeError(f"grads must be a list of arrays, got {type(grads).__name__}") from None
         if len(grads) != len(self.params):
             raise ValueError(f"expected {len(self.params)} gradients (one per parameter), got {len(grads)}")
         checked = []
         for i, (p, g) in enumerate(zip(self.params, grads)):
-            g = np.asarray(g, dtype=float)
+            g = float_array(g, f"gradient {i}")
             if g.shape != p.shape:
                 raise ValueError(f"gradient {i} has shape {g.shape}, but parameter {i} has shape {p.shape}")
             if not np.all(np.isfinite(g)):
@@ -114,7 +126,7 @@ class SGD(Optimizer):
     # --8<-- [start:SGD]
     def __init__(self, params, lr, momentum=0.0):
         super().__init__(params, lr)
-        self.momentum = _check_number("momentum", momentum, 0.0, 1.0)
+        self.momentum = check_hyperparameter("momentum", momentum, 0.0, 1.0)
         self.velocity = [np.zeros_like(p) for p in self.params]
 
     def step(self, grads):
@@ -165,10 +177,12 @@ class Adam(Optimizer):
     # --8<-- [start:Adam]
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
         super().__init__(params, lr)
+        if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         beta1, beta2 = betas
-        self.beta1 = _check_number("betas[0]", beta1, 0.0, 1.0)
-        self.beta2 = _check_number("betas[1]", beta2, 0.0, 1.0)
-        self.eps = _check_number("eps", eps, 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
+        self.beta1 = check_hyperparameter("betas[0]", beta1, 0.0, 1.0)
+        self.beta2 = check_hyperparameter("betas[1]", beta2, 0.0, 1.0)
+        self.eps = check_hyperparameter("eps", eps, 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
         self.m = [np.zeros_like(p) for p in self.params]  # running mean of g
         self.v = [np.zeros_like(p) for p in self.params]  # running mean of g**2
 
@@ -225,7 +239,7 @@ class AdamW(Adam):
     # --8<-- [start:AdamW]
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
         super().__init__(params, lr, betas, eps)
-        self.weight_decay = _check_number("weight_decay", weight_decay, 0.0)
+        self.weight_decay = check_hyperparameter("weight_decay", weight_decay, 0.0)
 
     def step(self, grads):
         grads = self._checked(grads)  # check before decaying, so a bad call changes nothing
