@@ -185,3 +185,15 @@ def test_cross_entropy_from_logits_matches_scipy(data):
     expected = -np.mean(picked)
     assert cross_entropy_from_logits(logits, targets) == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert np.isfinite(cross_entropy_from_logits(logits, targets))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hnp.arrays(np.float64, 5, elements=st.floats(0, 1)).filter(lambda p: p.sum() > 1e-3),
+    hnp.arrays(np.float64, 5, elements=st.floats(1e-6, 1)),
+)
+def test_kl_is_never_negative_and_zero_only_for_equal_distributions(p, q):
+    """Gibbs' inequality: D(P || Q) >= 0, with equality exactly when P = Q."""
+    p, q = p / p.sum(), q / q.sum()
+    assert kl_divergence(p, q) >= 0
+    assert kl_divergence(p, p) == pytest.approx(0.0, abs=1e-15)

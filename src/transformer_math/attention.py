@@ -80,6 +80,8 @@ def check_attention_inputs(q, k, v, mask):
             f"queries and keys must have the same width d_k to take dot products: "
             f"q has width {q.shape[-1]} (shape {q.shape}), k has width {k.shape[-1]} (shape {k.shape})"
         )
+    if q.shape[-1] == 0 or k.shape[-2] == 0:
+        raise ValueError(f"attention needs d_k >= 1 and at least one key; got q {q.shape}, k {k.shape}")
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(
             f"there must be one value per key: k has {k.shape[-2]} keys (shape {k.shape}), "

@@ -227,7 +227,7 @@ def kl_divergence(p, q, axis=-1):
         extreme = (ratio < np.finfo(np.float64).tiny) | (ratio == np.inf)
         log_ratio = np.where(extreme, np.log(p) - np.log(q), log_ratio)
         terms = np.where(p == 0, 0.0, p * log_ratio)  # 0 log(0 / q) = 0
-    return np.sum(terms, axis=axis)
+    return np.maximum(np.sum(terms, axis=axis), 0.0)  # rounding can leave a sum of +- terms at -1e-16; KL >= 0
 
 
 # --8<-- [end:kl_divergence]

@@ -97,8 +97,9 @@ def dot(a: ArrayLike, b: ArrayLike):
         raise ValueError(f"cannot take the dot product of shapes {a.shape} and {b.shape}: lengths differ")
 
     total = 0
-    for a_i, b_i in zip(a, b):
-        total += a_i * b_i
+    with np.errstate(over="ignore"):  # a sum past 1.8e308 is inf, as np.dot gives it
+        for a_i, b_i in zip(a, b):
+            total += a_i * b_i
     return total
 
 
@@ -123,9 +124,10 @@ def norm(v: ArrayLike) -> float:
     v = float_array(v, "v")
     if v.ndim != 1:
         raise ValueError(f"norm needs a 1-D vector, got shape {v.shape}")
+    check_no_nan(v, "v")
     scale = np.max(np.abs(v), initial=0.0)  # the largest entry
     if scale == 0 or not np.isfinite(scale):
-        return float(scale)  # the zero vector has length 0; an infinite entry, length inf (or NaN)
+        return float(scale)  # the zero vector has length 0; one with an infinite entry, length inf
     u = v / scale  # every entry in [-1, 1]: squaring can neither overflow nor underflow to 0
     return float(scale * np.sqrt(dot(u, u)))
 

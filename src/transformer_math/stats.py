@@ -152,6 +152,9 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
     d = x.shape[axis]
     mu = mean(x, axis=axis, keepdims=True)
     var = variance(x, axis=axis, keepdims=True)
+    if np.any(np.isinf(var)):  # |x| past about 1e154: the squares overflow, but LN(x) = LN(x / c) for c > 0
+        c = np.max(np.abs(x))
+        return layer_norm(x / c, gamma, beta, eps=eps / c / c, axis=axis)
     if eps == 0 and np.any(var == 0):
         raise ValueError("layer_norm with eps=0 of a constant vector divides 0 by 0; use eps > 0")
     y = (x - mu) / np.sqrt(var + eps)

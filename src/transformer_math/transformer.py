@@ -43,7 +43,7 @@ from transformer_math.attention import (
     scaled_dot_product_attention,
     split_heads,
 )
-from transformer_math.checks import check_integer, float_array, token_ids
+from transformer_math.checks import check_integer, check_no_nan, float_array, token_ids
 from transformer_math.information import check_logits_and_targets, cross_entropy_from_logits
 from transformer_math.optim import AdamW
 from transformer_math.softmax import softmax
@@ -245,12 +245,22 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
     True [1. 1. 1.]
     """
     dy, x, gamma = float_array(dy, "dy"), float_array(x, "x"), float_array(gamma, "gamma")
-    if x.ndim == 0 or dy.shape != x.shape or gamma.shape != x.shape[-1:]:
+    if x.ndim == 0 or x.shape[-1] == 0 or dy.shape != x.shape or gamma.shape != x.shape[-1:]:
         raise ValueError(
             f"layer_norm_backward needs dy shaped like x and gamma of shape (d,) with d = x.shape[-1]; "
             f"got dy {dy.shape}, x {x.shape}, gamma {gamma.shape}"
         )
-    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    for name, a in (("dy", dy), ("x", x), ("gamma", gamma)):
+        check_no_nan(a, name, finite=True)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught just below
+        var = x.var(axis=-1, keepdims=True)
+    if not np.all(
+        np.isfinite(var)
+    ):  # |x| past about 1e154: work on x / c, as x_hat does not change and dx scales by 1/c
+        c = np.max(np.abs(x))
+        dx, dgamma, dbeta = layer_norm_backward(dy, x / c, gamma, eps / c / c)
+        return dx / c, dgamma, dbeta
+    s = np.sqrt(var + eps)
     x_hat = (x - x.mean(axis=-1, keepdims=True)) / s
     g = dy * gamma
     dx = (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) / s
@@ -444,9 +454,9 @@ def generate(params, prompt, n_new, n_heads, context=None):
     >>> len(generate(params, [0, 1], n_new=3, n_heads=2))
     5
     """
-    tokens = [int(t) for t in token_ids(prompt, "prompt", params["W_E"].shape[0], item="token")]
-    if not tokens or np.ndim(prompt) != 1:
+    if np.ndim(prompt) != 1 or len(prompt) == 0:
         raise ValueError(f"prompt must be a non-empty 1-D sequence of token ids, got {prompt!r}")
+    tokens = [int(t) for t in token_ids(prompt, "prompt", params["W_E"].shape[0], item="token")]
     n_new = check_integer(n_new, "n_new")
     if context is not None:
         context = check_integer(context, "context", minimum=1)
