@@ -14,6 +14,7 @@ sets the score to $-\infty$, so its softmax weight is exactly 0.
 
 Example
 -------
+>>> from transformer_math.attention import causal_mask, scaled_dot_product_attention
 >>> import numpy as np
 >>> x = np.eye(3)
 >>> out, weights = scaled_dot_product_attention(x, x, x, mask=causal_mask(3))
@@ -56,6 +57,7 @@ def causal_mask(n):
 
     Examples
     --------
+    >>> from transformer_math.attention import causal_mask
     >>> print(causal_mask(3).astype(int))
     [[1 0 0]
      [1 1 0]
@@ -146,6 +148,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import scaled_dot_product_attention
     >>> q = np.array([[1.0, 0.0]])
     >>> k = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> v = np.array([[10.0], [20.0]])
@@ -175,6 +179,8 @@ def split_heads(x, n_heads):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import split_heads
     >>> x = np.arange(8).reshape(2, 4)      # 2 tokens, d_model = 4
     >>> print(split_heads(x, 2))           # 2 heads of width 2
     [[[0 1]
@@ -203,6 +209,8 @@ def merge_heads(x):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import merge_heads, split_heads
     >>> x = np.arange(8).reshape(2, 4)
     >>> bool(np.array_equal(merge_heads(split_heads(x, 2)), x))
     True
@@ -246,6 +254,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import causal_mask, multi_head_attention
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=(4, 8))
     >>> w = [rng.normal(size=(8, 8)) for _ in range(4)]
@@ -293,6 +303,7 @@ def positional_encoding(seq_len, d_model):
 
     Examples
     --------
+    >>> from transformer_math.attention import positional_encoding
     >>> print(positional_encoding(3, 4).round(3))
     [[ 0.     1.     0.     1.   ]
      [ 0.841  0.54   0.01   1.   ]

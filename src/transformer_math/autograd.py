@@ -12,6 +12,7 @@ backpropagation, one number at a time; the design follows Andrej Karpathy's *mic
 
 Example
 -------
+>>> from transformer_math.autograd import Value
 >>> x = Value(3.0)
 >>> y = x * x + 1
 >>> y.backward()
@@ -45,6 +46,7 @@ class Value:
 
     Examples
     --------
+    >>> from transformer_math.autograd import Value
     >>> a, b = Value(2.0), Value(-3.0)
     >>> c = a * b + a.exp()
     >>> c.backward()
@@ -194,6 +196,7 @@ class Value:
 
         Examples
         --------
+        >>> from transformer_math.autograd import Value
         >>> x = Value(1.0)
         >>> y = sum(x * i for i in range(2000))  # a chain of 4000 operations
         >>> y.backward()

@@ -11,6 +11,7 @@ passes that training does use.
 
 Example
 -------
+>>> from transformer_math.calculus import derivative
 >>> round(derivative(lambda x: x ** 2, 3.0), 6)
 6.0
 """
@@ -80,6 +81,7 @@ def derivative(f: Callable[[float], float], x: float, h: float = 1e-5, method: s
 
     Examples
     --------
+    >>> from transformer_math.calculus import derivative
     >>> derivative(lambda x: x ** 3, 2.0)  # exactly 3 * 2**2 = 12
     12.00000000021184
     >>> round(derivative(lambda x: x ** 3, 2.0, method="forward"), 4)
@@ -127,6 +129,7 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> 
 
     Examples
     --------
+    >>> from transformer_math.calculus import numerical_gradient
     >>> import numpy as np
     >>> g = numerical_gradient(lambda v: np.sum(v ** 2), np.array([3.0, 4.0]))  # exactly (6, 8)
     >>> np.round(g, 6)
@@ -185,6 +188,7 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
 
     Examples
     --------
+    >>> from transformer_math.calculus import gradient_check
     >>> import numpy as np
     >>> f = lambda v: np.sum(v ** 3)
     >>> gradient_check(f, lambda v: 3 * v ** 2, np.array([1.0, -2.0])) < 1e-8

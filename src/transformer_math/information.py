@@ -91,6 +91,7 @@ def entropy(p, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.information import entropy
     >>> print(entropy([0.5, 0.5]).round(6), entropy([1.0, 0.0]))
     0.693147 0.0
     """
@@ -124,6 +125,7 @@ def cross_entropy(y_true, y_pred):
 
     Examples
     --------
+    >>> from transformer_math.information import cross_entropy
     >>> print(round(cross_entropy([0, 1, 0], [0.1, 0.8, 0.1]), 6))
     0.223144
     """
@@ -183,6 +185,7 @@ def cross_entropy_from_logits(logits, targets):
 
     Examples
     --------
+    >>> from transformer_math.information import cross_entropy_from_logits
     >>> print(round(cross_entropy_from_logits([[2.0, 1.0, 0.1]], [0]), 6))
     0.41703
     """
@@ -211,6 +214,7 @@ def kl_divergence(p, q, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.information import kl_divergence
     >>> print(round(float(kl_divergence([0.7, 0.3], [0.6, 0.4])), 6))
     0.021601
     """
@@ -242,6 +246,7 @@ def perplexity(logits, targets):
 
     Examples
     --------
+    >>> from transformer_math.information import perplexity
     >>> print(round(perplexity([[0.0, 0.0, 0.0, 0.0]], [2]), 6))
     4.0
     """

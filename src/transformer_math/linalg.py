@@ -7,6 +7,7 @@ does. Every function checks its inputs and says clearly what is wrong with them.
 
 Example
 -------
+>>> from transformer_math.linalg import dot, matmul_loops
 >>> matmul_loops([[1, 2], [3, 4]], [[5, 6], [7, 8]])
 array([[19, 22],
        [43, 50]])
@@ -45,6 +46,7 @@ def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
 
     Examples
     --------
+    >>> from transformer_math.linalg import matmul_loops
     >>> matmul_loops([[1, 2, 3]], [[1], [1], [1]])
     array([[6]])
     """
@@ -87,6 +89,7 @@ def dot(a: ArrayLike, b: ArrayLike):
 
     Examples
     --------
+    >>> from transformer_math.linalg import dot
     >>> print(dot([1, 0, -1], [2, 5, 2]))
     0
     """
@@ -118,6 +121,7 @@ def norm(v: ArrayLike) -> float:
 
     Examples
     --------
+    >>> from transformer_math.linalg import norm
     >>> norm([3, 4])
     5.0
     """
@@ -125,11 +129,12 @@ def norm(v: ArrayLike) -> float:
     if v.ndim != 1:
         raise ValueError(f"norm needs a 1-D vector, got shape {v.shape}")
     check_no_nan(v, "v")
-    scale = np.max(np.abs(v), initial=0.0)  # the largest entry
-    if scale == 0 or not np.isfinite(scale):
-        return float(scale)  # the zero vector has length 0; one with an infinite entry, length inf
-    u = v / scale  # every entry in [-1, 1]: squaring can neither overflow nor underflow to 0
-    return float(scale * np.sqrt(dot(u, u)))
+    largest = np.max(np.abs(v), initial=0.0)
+    if largest == 0 or not np.isfinite(largest):
+        return float(largest)  # the zero vector has length 0; one with an infinite entry, length inf
+    k = np.frexp(largest)[1]  # largest = m * 2**k with 0.5 <= m < 1
+    u = np.ldexp(v, -k)  # v / 2**k, exactly: entries in [-1, 1], so no square overflows or underflows to 0
+    return float(np.ldexp(np.sqrt(dot(u, u)), k))
 
 
 # --8<-- [end:norm]
@@ -150,6 +155,7 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
 
     Examples
     --------
+    >>> from transformer_math.linalg import cosine_similarity
     >>> cosine_similarity([1, 0], [0, 2])
     0.0
     >>> cosine_similarity([1, 1], [3, 3])
@@ -161,7 +167,8 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
     norm_a, norm_b = norm(a), norm(b)
     if norm_a == 0 or norm_b == 0:
         raise ValueError("cosine similarity is undefined for a zero vector: it has no direction")
-    return float(np.clip(dot(a / norm_a, b / norm_b), -1.0, 1.0))  # unit vectors first: nothing overflows
+    a, b = np.ldexp(a, -np.frexp(norm_a)[1]), np.ldexp(b, -np.frexp(norm_b)[1])  # exact rescaling to length ~1
+    return float(np.clip(dot(a, b) / (norm(a) * norm(b)), -1.0, 1.0))
 
 
 # --8<-- [end:cosine_similarity]
@@ -201,6 +208,8 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.linalg import power_iteration
     >>> value, vector = power_iteration([[2, 1], [1, 2]])
     >>> print(round(value, 6), np.round(vector, 4))
     3.0 [0.7071 0.7071]

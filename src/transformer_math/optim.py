@@ -14,6 +14,7 @@ In place matters: a model that holds these arrays sees the new values without be
 
 Example
 -------
+>>> from transformer_math.optim import SGD
 >>> import numpy as np
 >>> w = np.array([1.0, -2.0])
 >>> SGD([w], lr=0.1).step([np.array([0.5, -1.0])])
@@ -114,6 +115,7 @@ class SGD(Optimizer):
 
     Examples
     --------
+    >>> from transformer_math.optim import SGD
     >>> import numpy as np
     >>> w = np.array([1.0])
     >>> opt = SGD([w], lr=0.1, momentum=0.9)
@@ -167,6 +169,7 @@ class Adam(Optimizer):
 
     Examples
     --------
+    >>> from transformer_math.optim import Adam
     >>> import numpy as np
     >>> w = np.array([1.0, -2.0])
     >>> Adam([w], lr=0.1).step([np.array([0.5, -100.0])])  # first step: about lr * sign(g)
@@ -229,6 +232,7 @@ class AdamW(Adam):
 
     Examples
     --------
+    >>> from transformer_math.optim import AdamW
     >>> import numpy as np
     >>> w = np.array([10.0])
     >>> AdamW([w], lr=0.1, weight_decay=0.5).step([np.array([0.0])])  # zero gradient: decay only

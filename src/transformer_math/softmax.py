@@ -64,6 +64,7 @@ def naive_softmax(x, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.softmax import naive_softmax
     >>> print(naive_softmax([0.0, 1.0, 2.0]).round(4))
     [0.09   0.2447 0.6652]
     """
@@ -103,6 +104,7 @@ def softmax(x, axis=-1, temperature=1.0):
 
     Examples
     --------
+    >>> from transformer_math.softmax import softmax
     >>> print(softmax([2.0, 1.0, 0.1]).round(4))
     [0.659  0.2424 0.0986]
     >>> print(softmax([2.0, 1.0, 0.1], temperature=0.5).round(4))
@@ -145,6 +147,7 @@ def logsumexp(x, axis=-1, keepdims=False):
 
     Examples
     --------
+    >>> from transformer_math.softmax import logsumexp
     >>> print(round(float(logsumexp([1000.0, 1000.0])), 6))
     1000.693147
     """
@@ -189,6 +192,7 @@ def log_softmax(x, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.softmax import log_softmax
     >>> print(log_softmax([0.0, 10000.0]))
     [-10000.      0.]
     """

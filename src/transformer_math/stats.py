@@ -55,6 +55,7 @@ def mean(x, axis=None, keepdims=False):
 
     Examples
     --------
+    >>> from transformer_math.stats import mean
     >>> print(mean([[1, 2], [3, 6]], axis=1))
     [1.5 4.5]
     """
@@ -89,6 +90,7 @@ def variance(x, axis=None, ddof=0, keepdims=False):
 
     Examples
     --------
+    >>> from transformer_math.stats import variance
     >>> print(variance([1, 2, 3, 4, 5]), variance([1, 2, 3, 4, 5], ddof=1))
     2.0 2.5
     """
@@ -110,6 +112,7 @@ def std(x, axis=None, ddof=0, keepdims=False):
 
     Examples
     --------
+    >>> from transformer_math.stats import std
     >>> print(std([1, 2, 3, 4, 5]))
     1.4142135623730951
     """
@@ -141,6 +144,7 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.stats import layer_norm
     >>> print(layer_norm([1.0, 2.0, 3.0]).round(4))
     [-1.2247  0.      1.2247]
     """

@@ -24,6 +24,7 @@ The building blocks come from the rest of the library: ``softmax`` and ``log_sof
 
 Example
 -------
+>>> from transformer_math.transformer import forward, init_params
 >>> import numpy as np
 >>> params = init_params(vocab_size=5, d_model=8, d_ff=16, seed=0)
 >>> tokens = np.array([0, 1, 2, 3])
@@ -91,6 +92,7 @@ def init_params(vocab_size, d_model, d_ff, seed=0):
 
     Examples
     --------
+    >>> from transformer_math.transformer import init_params
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> sum(p.size for p in params.values())
     664
@@ -149,6 +151,8 @@ def forward(params, tokens, n_heads):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import forward, init_params
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> logits, cache = forward(params, np.array([[0, 1, 2], [3, 4, 0]]), n_heads=2)
     >>> logits.shape, cache["weights"].shape
@@ -209,6 +213,8 @@ def cross_entropy_backward(logits, targets):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import cross_entropy_backward
     >>> g = cross_entropy_backward(np.array([[0.0, 0.0]]), np.array([1]))
     >>> print(g)
     [[ 0.5 -0.5]]
@@ -239,6 +245,8 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import layer_norm_backward
     >>> x = np.array([[1.0, 2.0, 4.0]])
     >>> dx, dg, db = layer_norm_backward(np.ones((1, 3)), x, np.ones(3))
     >>> print(np.abs(dx).max() < 1e-12, db)     # adding the same to every output changes nothing
@@ -300,6 +308,8 @@ def backward(params, cache, dlogits):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import backward, forward, init_params
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> logits, cache = forward(params, np.array([0, 1, 2]), n_heads=2)
     >>> grads = backward(params, cache, np.ones_like(logits))
@@ -362,6 +372,8 @@ def loss_and_grads(params, tokens, targets, n_heads):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import init_params, loss_and_grads
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> loss, grads = loss_and_grads(params, np.array([0, 1, 2]), np.array([1, 2, 3]), n_heads=2)
     >>> print(round(loss, 4), sorted(grads) == sorted(params))
@@ -389,6 +401,7 @@ def make_windows(stream, seq_len):
 
     Examples
     --------
+    >>> from transformer_math.transformer import make_windows
     >>> x, y = make_windows([0, 1, 2, 3, 4], seq_len=3)
     >>> print(x, y, sep="\n")
     [[0 1 2]
@@ -421,6 +434,7 @@ def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01):
 
     Examples
     --------
+    >>> from transformer_math.transformer import init_params, make_windows, train
     >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
     >>> x, y = make_windows([0, 1, 2] * 4, seq_len=4)
     >>> losses = train(params, x, y, n_heads=2, steps=30)
@@ -450,6 +464,7 @@ def generate(params, prompt, n_new, n_heads, context=None):
 
     Examples
     --------
+    >>> from transformer_math.transformer import generate, init_params
     >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
     >>> len(generate(params, [0, 1], n_new=3, n_heads=2))
     5
