@@ -100,7 +100,10 @@ def softmax(x, axis=-1, temperature=1.0):
     Raises
     ------
     ValueError
-        If ``temperature <= 0``, or a row is entirely $-\infty$ (every position masked), or holds NaN/+inf.
+        If ``temperature <= 0``, ``axis`` is out of range, or a row is empty, entirely $-\infty$ (every
+        position masked), or holds NaN/+inf.
+    TypeError
+        If ``x`` is not real numbers (booleans, text, complex) or ``axis`` is not an integer.
 
     Examples
     --------
@@ -143,7 +146,8 @@ def logsumexp(x, axis=-1, keepdims=False):
     Returns
     -------
     numpy.ndarray or float
-        ``x`` with ``axis`` reduced. A row that is entirely $-\infty$ gives $-\infty$ (the log of 0).
+        ``x`` with ``axis`` reduced. A row that is entirely $-\infty$, or empty, gives $-\infty$ (the log
+        of 0, as in PyTorch); a row holding $+\infty$ gives $+\infty$. NaN raises ``ValueError``.
 
     Examples
     --------
@@ -188,7 +192,10 @@ def log_softmax(x, axis=-1):
     Raises
     ------
     ValueError
-        If a row is entirely $-\infty$ (every position masked), or holds NaN/+inf.
+        If ``axis`` is out of range, or a row is empty, entirely $-\infty$ (every position masked), or
+        holds NaN/+inf.
+    TypeError
+        If ``x`` is not real numbers (booleans, text, complex) or ``axis`` is not an integer.
 
     Examples
     --------
