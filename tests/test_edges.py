@@ -394,3 +394,14 @@ def test_optimizer_arguments():
         AdamW([w]).step(np.zeros(2))
     with pytest.raises(TypeError, match=r"gradient 0 must hold real numbers, got dtype <U1"):
         SGD([w], lr=0.1).step([["a", "b"]])
+
+
+def test_a_read_only_parameter_and_an_incomplete_model_are_refused():
+    w = np.zeros(2)
+    w.setflags(write=False)
+    with pytest.raises(ValueError, match="parameter 0 is read-only, so it cannot be updated in place"):
+        SGD([w], lr=0.1)
+    params = init_params(vocab_size=5, d_model=8, d_ff=16)
+    del params["W_U"], params["b_1"]
+    with pytest.raises(ValueError, match="params lacks b_1, W_U; make it with init_params"):
+        forward(params, np.array([0, 1]), n_heads=2)

@@ -67,6 +67,8 @@ class Optimizer:
                     f"parameter {i} must be a NumPy float array (it is updated in place), "
                     f"got {type(p).__name__} of dtype {getattr(p, 'dtype', None)}"
                 )
+            if not p.flags.writeable:
+                raise ValueError(f"parameter {i} is read-only, so it cannot be updated in place")
         self.lr = check_hyperparameter("lr (the learning rate)", lr, 0.0, low_open=True)
         self.t = 0  # number of steps taken
 

@@ -63,6 +63,9 @@ __all__ = [
 ]
 
 LN_EPS = 1e-5
+PARAM_NAMES = tuple(
+    "W_E ln1_g ln1_b W_Q W_K W_V W_O ln2_g ln2_b W_1 b_1 W_2 b_2 lnf_g lnf_b W_U".split()
+)  # init_params' keys
 
 
 # --8<-- [start:init_params]
@@ -158,6 +161,9 @@ def forward(params, tokens, n_heads):
     >>> logits.shape, cache["weights"].shape
     ((2, 3, 5), (2, 2, 3, 3))
     """
+    missing = [name for name in PARAM_NAMES if name not in params]
+    if missing:
+        raise ValueError(f"params lacks {', '.join(missing)}; make it with init_params")
     vocab_size, d = params["W_E"].shape
     tokens = token_ids(tokens, "tokens", vocab_size, item="token")
     if tokens.ndim not in (1, 2) or tokens.shape[-1] == 0:
