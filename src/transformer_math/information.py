@@ -151,7 +151,8 @@ def check_logits_and_targets(logits, targets) -> tuple[np.ndarray, np.ndarray]:
         )
     if logits.shape[-1] == 0 or targets.size == 0:
         raise ValueError(f"logits of shape {logits.shape} hold no token or no position to score")
-    check_rows(logits, -1, "cross entropy", name="logits")  # no NaN, no +inf, no row entirely -inf
+    m = np.max(logits, axis=-1, keepdims=True)
+    check_rows(logits, m, -1, "cross entropy", name="logits")  # no NaN, no +inf, no row entirely -inf
     return logits, token_ids(targets, "targets", vocab=logits.shape[-1])
 
 

@@ -29,16 +29,23 @@ __all__ = ["softmax", "naive_softmax", "logsumexp", "log_softmax"]
 
 
 # --8<-- [start:check_rows]
-def check_rows(x: np.ndarray, axis: int, where: str, name: str = "x") -> None:
-    """Refuse rows that no softmax can normalise: empty, holding NaN or +inf, or entirely -inf (all masked)."""
+def check_rows(x: np.ndarray, m: np.ndarray, axis: int, where: str, name: str = "x") -> None:
+    """Refuse rows that no softmax can normalise: empty, holding NaN or +inf, or entirely -inf (all masked).
+
+    Looking at the maxima ``m`` is enough: a row's maximum is NaN if it holds a NaN, +inf if it holds +inf,
+    and -inf only if every entry is -inf.
+    """
     if x.shape[axis] == 0:
         raise ValueError(f"{where} of an empty axis: axis {axis} of {name}, shape {x.shape}, has length 0")
-    check_no_nan(x, f"{where}: {name}")
-    if np.any(x == np.inf):
+    if np.all(np.isfinite(m)):
+        return  # the usual case, settled by one look at the maxima
+    m = np.squeeze(m, axis=axis)
+    if np.any(np.isnan(m)):
+        check_no_nan(x, f"{where}: {name}")  # says where the first NaN is
+    if np.any(m == np.inf):
         raise ValueError(f"{where}: {name} contains +inf, whose share of the total is undefined (inf / inf)")
-    all_masked = np.all(x == -np.inf, axis=axis)
-    if np.any(all_masked):
-        row = tuple(int(i) for i in np.argwhere(all_masked)[0])
+    if np.any(m == -np.inf):
+        row = tuple(int(i) for i in np.argwhere(m == -np.inf)[0])
         raise ValueError(
             f"{where}: every position of row {row} is -inf, i.e. every position is masked; "
             "a softmax needs at least one unmasked position"
@@ -116,8 +123,8 @@ def softmax(x, axis=-1, temperature=1.0):
     temperature = check_number(temperature, "temperature", positive=True)
     x = float_array(x, "x")
     axis = check_axis(axis, x)
-    check_rows(x, axis, "softmax")  # the checks just above: no empty, NaN, +inf or all -inf row
-    m = np.max(x, axis=axis, keepdims=True)  # the largest score of each row
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # the largest score of each row
+    check_rows(x, m, axis, "softmax")  # refuses empty rows, NaN, +inf, and rows that are all -inf
     with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is the right 0
         out = np.subtract(x, m)  # the one full-size array we allocate; every entry <= 0
         if temperature != 1.0:
@@ -205,8 +212,8 @@ def log_softmax(x, axis=-1):
     """
     x = float_array(x, "x")
     axis = check_axis(axis, x)
-    check_rows(x, axis, "log_softmax")
-    m = np.max(x, axis=axis, keepdims=True)  # the largest score of each row
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # the largest score of each row
+    check_rows(x, m, axis, "log_softmax")  # refuses empty rows, NaN, +inf, and rows that are all -inf
     with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, as exact as it can be
         out = np.subtract(x, m)  # shifted scores, every entry <= 0
     total = np.sum(np.exp(out), axis=axis, keepdims=True)  # >= 1: the maximum contributes exp(0) = 1
