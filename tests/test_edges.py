@@ -405,3 +405,24 @@ def test_a_read_only_parameter_and_an_incomplete_model_are_refused():
     del params["W_U"], params["b_1"]
     with pytest.raises(ValueError, match="params lacks b_1, W_U; make it with init_params"):
         forward(params, np.array([0, 1]), n_heads=2)
+
+
+def test_more_edges_found_by_probing():
+    with pytest.raises(ValueError, match=r"cross entropy of no distributions: y_true has shape \(0, 3\)"):
+        cross_entropy(np.zeros((0, 3)), np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="logits must have a vocabulary axis, got the scalar 1.0"):
+        cross_entropy_backward(1.0, 0)
+    with pytest.raises(ValueError, match=r"the scores q @ k\^T would overflow: q has entries up to 1e\+200"):
+        scaled_dot_product_attention(np.full((2, 3), 1e200), np.full((2, 3), 1e200), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="a Value cannot hold NaN"):
+        Value(math.nan)
+    with pytest.raises(ValueError, match=r"a Value cannot hold NaN \(it came from '\+'\)"):
+        Value(math.inf) + Value(-math.inf)
+    x = Value(1e200)
+    y = x**2  # overflows to inf, as 1e200 * 1e200 does, instead of Python's OverflowError
+    y.backward()
+    assert (y.data, x.grad) == (math.inf, 2e200)
+    assert (Value(-1e200) ** 3).data == -math.inf
+    w = np.zeros(2)
+    Adam([w], lr=0.1).step([np.array([1e200, 1.0])])  # the square overflows; no warning, a finite step
+    assert np.all(np.isfinite(w))

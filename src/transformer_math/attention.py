@@ -89,6 +89,13 @@ def check_attention_inputs(q, k, v, mask):
             f"there must be one value per key: k has {k.shape[-2]} keys (shape {k.shape}), "
             f"v has {v.shape[-2]} values (shape {v.shape})"
         )
+    largest_q, largest_k = np.max(np.abs(q), initial=0.0), np.max(np.abs(k), initial=0.0)
+    with np.errstate(divide="ignore", over="ignore"):  # log(0) = -inf; a product past 1e308 is what we look for
+        if largest_q * largest_k * q.shape[-1] > np.finfo(np.result_type(q, k)).max:
+            raise ValueError(
+                f"the scores q @ k^T would overflow: q has entries up to {largest_q:g}, k up to {largest_k:g}, "
+                f"and d_k = {q.shape[-1]}"
+            )
     try:
         batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except ValueError:

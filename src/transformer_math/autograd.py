@@ -26,6 +26,19 @@ import math
 import numbers
 
 
+# --8<-- [start:power]
+def _power(a: float, n: float) -> float:
+    """``a ** n``, or an infinity of the right sign where Python raises OverflowError instead of returning it."""
+    try:
+        return a**n
+    except OverflowError:
+        odd = n.is_integer() and int(n) % 2 == 1
+        return -math.inf if a < 0 and odd else math.inf
+
+
+# --8<-- [end:power]
+
+
 # --8<-- [start:Value]
 class Value:
     r"""A number that records the operations applied to it, so that its derivatives can be computed.
@@ -57,6 +70,8 @@ class Value:
     def __init__(self, data, parents=(), op=""):
         if isinstance(data, bool) or not isinstance(data, numbers.Real):
             raise TypeError(f"a Value holds one real number, got {data!r} ({type(data).__name__})")
+        if math.isnan(data):
+            raise ValueError(f"a Value cannot hold NaN (it came from {op!r})" if op else "a Value cannot hold NaN")
         self.data = float(data)
         self.grad = 0.0
         self.parents = parents
@@ -99,16 +114,13 @@ class Value:
             raise ValueError(f"0 ** {n:g} is undefined (a division by zero)")
         if a < 0 and not n.is_integer():
             raise ValueError(f"{a:g} ** {n:g} is not a real number (a negative base needs a whole exponent)")
-        try:
-            out = Value(a**n, (self,), f"**{n:g}")
-            if n == 0:
-                slope = 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
-            elif a == 0 and n < 1:
-                slope = math.inf  # a vertical tangent, as sqrt(a) has at 0
-            else:
-                slope = n * a ** (n - 1)  # d(a^n)/da = n a^(n-1)
-        except OverflowError:
-            raise ValueError(f"{a:g} ** {n:g} is too large for a float") from None
+        out = Value(_power(a, n), (self,), f"**{n:g}")
+        if n == 0:
+            slope = 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
+        elif a == 0 and n < 1:
+            slope = math.inf  # a vertical tangent, as sqrt(a) has at 0
+        else:
+            slope = n * _power(a, n - 1)  # d(a^n)/da = n a^(n-1)
 
         def _backward():
             self.grad += slope * out.grad

@@ -132,6 +132,8 @@ def cross_entropy(y_true, y_pred):
     y_true = check_distribution(y_true, "y_true")
     y_pred = check_distribution(y_pred, "y_pred")
     check_same_shape(y_true, y_pred, "y_true", "y_pred")
+    if y_true.size == 0:
+        raise ValueError(f"cross entropy of no distributions: y_true has shape {y_true.shape}")
     per_row = 0.0 - np.sum(xlogy(y_true, y_pred), axis=-1)  # 0 log 0 = 0; y log 0 = -inf for y > 0
     return float(np.mean(per_row))
 
@@ -144,7 +146,9 @@ def check_logits_and_targets(logits, targets) -> tuple[np.ndarray, np.ndarray]:
     """``logits`` of shape ``(..., V)`` as floats and ``targets`` of shape ``(...)`` as ids in ``0 .. V - 1``."""
     logits = float_array(logits, "logits")
     targets = np.asarray(targets)
-    if logits.ndim == 0 or logits.shape[:-1] != targets.shape:
+    if logits.ndim == 0:
+        raise ValueError(f"logits must have a vocabulary axis, got the scalar {float(logits)}")
+    if logits.shape[:-1] != targets.shape:
         raise ValueError(
             f"logits of shape {logits.shape} need targets of shape {logits.shape[:-1]} "
             f"(one token id per position), got targets of shape {targets.shape}"

@@ -196,7 +196,8 @@ class Adam(Optimizer):
         self.t += 1
         for p, g, m, v in zip(self.params, grads, self.m, self.v):
             m[...] = self.beta1 * m + (1 - self.beta1) * g
-            v[...] = self.beta2 * v + (1 - self.beta2) * g**2
+            with np.errstate(over="ignore"):  # |g| past 1e154 squares to inf: its step is then 0, as in PyTorch
+                v[...] = self.beta2 * v + (1 - self.beta2) * g**2
             m_hat = m / (1 - self.beta1**self.t)  # bias correction
             v_hat = v / (1 - self.beta2**self.t)
             p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
