@@ -149,6 +149,7 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
     [-1.2247  0.      1.2247]
     """
     x = float_array(x, "x")
+    check_no_nan(x, "layer_norm: x", finite=True)
     axis = check_axis(axis, x)
     eps = check_number(eps, "eps")
     if eps < 0:
