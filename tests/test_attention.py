@@ -115,7 +115,7 @@ def test_errors_name_the_numbers():
         split_heads(x, 4)
     with pytest.raises(ValueError, match=r"d_model = 6 is not divisible by n_heads = 4"):
         multi_head_attention(x, *[np.eye(6)] * 4, n_heads=4)
-    with pytest.raises(ValueError, match=r"n_heads must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"n_heads must be at least 1, got 0"):
         split_heads(x, 0)
     with pytest.raises(ValueError, match=r"q has width 3 \(shape \(4, 3\)\), k has width 5 \(shape \(4, 5\)\)"):
         scaled_dot_product_attention(np.zeros((4, 3)), np.zeros((4, 5)), np.zeros((4, 2)))
@@ -129,5 +129,5 @@ def test_errors_name_the_numbers():
         scaled_dot_product_attention(x, x, x, mask=np.zeros((4, 4), dtype=bool))
     with pytest.raises(ValueError, match="w_o must have shape"):
         multi_head_attention(x, *[np.eye(6)] * 3, np.eye(5), n_heads=2)
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match="the sequence length n must be at least 1, got 0"):
         causal_mask(0)

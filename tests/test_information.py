@@ -55,8 +55,11 @@ def test_kl_is_asymmetric_and_cross_entropy_decomposes():
     assert cross_entropy(p, q) == pytest.approx(entropy(p) + kl_divergence(p, q), rel=1e-14)
 
 
-def test_cross_entropy_clips_a_zero_prediction():
-    assert cross_entropy([1.0, 0.0], [0.0, 1.0]) == pytest.approx(-np.log(1e-15))
+def test_cross_entropy_is_exact_down_to_zero():
+    """No clipping (issue 23): -log p exactly for every p > 0, and inf at p = 0, without a warning."""
+    assert cross_entropy([1.0, 0.0], [1e-20, 1 - 1e-20]) == pytest.approx(20 * np.log(10), rel=1e-15)
+    assert cross_entropy([1.0, 0.0], [5e-324, 1.0]) == pytest.approx(744.44007, rel=1e-7)
+    assert cross_entropy([1.0, 0.0], [0.0, 1.0]) == np.inf
     assert cross_entropy([0.0, 1.0], [0.0, 1.0]) == 0.0
 
 
@@ -116,12 +119,12 @@ def test_shape_errors_name_both_shapes():
 def test_target_errors_name_index_and_vocabulary():
     with pytest.raises(
         ValueError,
-        match=r"target 5 at position \(1, 0\) is out of range for a vocabulary of 5 tokens \(valid ids: 0 to 4\)",
+        match=r"target 5 at position \(1, 0\) of targets is out of range for a vocabulary of 5 tokens \(valid ids: 0 to 4\)",
     ):
         cross_entropy_from_logits(np.zeros((2, 2, 5)), [[0, 1], [5, 2]])
     with pytest.raises(ValueError, match=r"target -1 at position \(0,\)"):
         cross_entropy_from_logits(np.zeros((1, 5)), [-1])
-    with pytest.raises(ValueError, match="targets must be integer token ids, got dtype float64"):
+    with pytest.raises(TypeError, match="targets must be integer token ids, got dtype float64"):
         cross_entropy_from_logits(np.zeros((1, 5)), [1.0])
 
 
@@ -182,3 +185,15 @@ def test_cross_entropy_from_logits_matches_scipy(data):
     expected = -np.mean(picked)
     assert cross_entropy_from_logits(logits, targets) == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert np.isfinite(cross_entropy_from_logits(logits, targets))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hnp.arrays(np.float64, 5, elements=st.floats(0, 1)).filter(lambda p: p.sum() > 1e-3),
+    hnp.arrays(np.float64, 5, elements=st.floats(1e-6, 1)),
+)
+def test_kl_is_never_negative_and_zero_only_for_equal_distributions(p, q):
+    """Gibbs' inequality: D(P || Q) >= 0, with equality exactly when P = Q."""
+    p, q = p / p.sum(), q / q.sum()
+    assert kl_divergence(p, q) >= 0
+    assert kl_divergence(p, p) == pytest.approx(0.0, abs=1e-15)

@@ -30,9 +30,9 @@ def test_clipping_leaves_small_and_zero_gradients_alone():
 
 
 def test_clipping_refuses_bad_input():
-    with pytest.raises(ValueError, match=r"max_norm must be in \(0, inf\), got 0"):
+    with pytest.raises(ValueError, match="max_norm must be a finite number > 0, got 0"):
         clip_grad_norm([np.ones(2)], 0)
-    with pytest.raises(TypeError, match="max_norm must be a number, got 'a'"):
+    with pytest.raises(TypeError, match="max_norm must be a real number, got 'a'"):
         clip_grad_norm([np.ones(2)], "a")
     with pytest.raises(ValueError, match="gradient 1 contains nan or inf"):
         clip_grad_norm([np.ones(2), np.array([np.inf])], 1.0)
@@ -56,17 +56,17 @@ def test_schedule_edge_cases():
 
 
 def test_schedule_refuses_bad_input():
-    with pytest.raises(ValueError, match=r"warmup_steps must be in 0 \.\. 9, got 10"):
+    with pytest.raises(ValueError, match="warmup_steps must be less than total_steps = 10, got 10"):
         warmup_cosine(0, 10, 10, 0.1)
-    with pytest.raises(ValueError, match=r"step must be in 0 \.\. 9, got 10"):
+    with pytest.raises(ValueError, match="step must be less than total_steps = 10, got 10"):
         warmup_cosine(10, 10, 2, 0.1)
-    with pytest.raises(ValueError, match="total_steps must be >= 1, got 0"):
+    with pytest.raises(ValueError, match="total_steps must be at least 1, got 0"):
         warmup_cosine(0, 0, 0, 0.1)
     with pytest.raises(TypeError, match="step must be an integer, got 1.5"):
         warmup_cosine(1.5, 10, 2, 0.1)
-    with pytest.raises(ValueError, match=r"peak_lr must be in \(0, inf\), got 0"):
+    with pytest.raises(ValueError, match="peak_lr must be a finite number > 0, got 0"):
         warmup_cosine(0, 10, 2, 0)
-    with pytest.raises(ValueError, match=r"min_lr must be in \[0, 0.1\], got 0.2"):
+    with pytest.raises(ValueError, match=r"min_lr must be in \[0, peak_lr = 0.1\], got 0.2"):
         warmup_cosine(0, 10, 2, 0.1, min_lr=0.2)
 
 
@@ -92,8 +92,8 @@ def test_train_refuses_bad_options_before_changing_anything():
     x, y = data()
     params = init_params(5, 8, 32, seed=0)
     before = {name: p.copy() for name, p in params.items()}
-    with pytest.raises(ValueError, match="max_norm must be in"):
+    with pytest.raises(ValueError, match="max_norm must be a finite number > 0"):
         train(params, x, y, n_heads=2, steps=3, max_grad_norm=-1)
-    with pytest.raises(ValueError, match=r"warmup_steps must be in 0 \.\. 2, got 3"):
+    with pytest.raises(ValueError, match="warmup_steps must be less than total_steps = 3, got 3"):
         train(params, x, y, n_heads=2, steps=3, warmup_steps=3)
     assert all(np.array_equal(params[name], before[name]) for name in params)

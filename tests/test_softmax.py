@@ -93,7 +93,7 @@ def test_logsumexp_values():
 
 @pytest.mark.parametrize("t", [0, -1.0, float("nan")])
 def test_temperature_must_be_positive(t):
-    with pytest.raises(ValueError, match="temperature must be > 0, got"):
+    with pytest.raises(ValueError, match="temperature must be a finite number > 0, got"):
         softmax([1.0, 2.0], temperature=t)
 
 
@@ -114,9 +114,9 @@ def test_nan_and_plus_inf_are_refused(fn):
 
 
 def test_scalar_and_empty_axis_are_refused():
-    with pytest.raises(ValueError, match="at least one axis"):
+    with pytest.raises(ValueError, match=r"x is a scalar \(shape \(\)\); it has no axis -1"):
         softmax(3.0)
-    with pytest.raises(ValueError, match=r"axis -1 of shape \(2, 0\) has length 0"):
+    with pytest.raises(ValueError, match=r"axis -1 of x, shape \(2, 0\), has length 0"):
         softmax(np.zeros((2, 0)))
 
 
@@ -146,7 +146,12 @@ def test_softmax_matches_scipy(data):
 def test_softmax_with_temperature_matches_scipy(data, t):
     x, axis = data
     np.testing.assert_allclose(
-        softmax(x, axis=axis, temperature=t), scipy.special.softmax(x / t, axis=axis), rtol=1e-12, atol=1e-300
+        # (x - m) / t and x / t - m / t differ in their last bit; exp turns that into a relative error of up
+        # to |exponent| * 1e-16, about 1e-12 for a probability of 1e-270
+        softmax(x, axis=axis, temperature=t),
+        scipy.special.softmax(x / t, axis=axis),
+        rtol=1e-10,
+        atol=1e-300,
     )
 
 

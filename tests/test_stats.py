@@ -79,3 +79,14 @@ def test_matches_numpy(data, ddof):
         variance(x, axis=axis, ddof=ddof), np.var(x, axis=axis, ddof=ddof), rtol=1e-12, atol=1e-9
     )
     np.testing.assert_allclose(std(x, axis=axis, ddof=ddof), np.std(x, axis=axis, ddof=ddof), rtol=1e-12, atol=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    hnp.arrays(np.float64, (3, 6), elements=st.floats(-100, 100)).filter(lambda x: np.all(np.ptp(x, axis=-1) > 1e-3)),
+    st.floats(1e-3, 1e3),
+    st.floats(-1e3, 1e3),
+)
+def test_layer_norm_is_invariant_to_scale_and_shift(x, a, b):
+    """LN(a x + b) = LN(x) for a > 0: the output does not see the units of its input (eps = 0 makes it exact)."""
+    np.testing.assert_allclose(layer_norm(a * x + b, eps=0), layer_norm(x, eps=0), rtol=1e-6, atol=1e-6)

@@ -14,6 +14,7 @@ sets the score to $-\infty$, so its softmax weight is exactly 0.
 
 Example
 -------
+>>> from transformer_math.attention import causal_mask, scaled_dot_product_attention
 >>> import numpy as np
 >>> x = np.eye(3)
 >>> out, weights = scaled_dot_product_attention(x, x, x, mask=causal_mask(3))
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.checks import check_integer, check_no_nan, float_array
 from transformer_math.softmax import softmax
 
 __all__ = [
@@ -55,20 +57,22 @@ def causal_mask(n):
 
     Examples
     --------
+    >>> from transformer_math.attention import causal_mask
     >>> print(causal_mask(3).astype(int))
     [[1 0 0]
      [1 1 0]
      [1 1 1]]
     """
-    if int(n) != n or n < 1:
-        raise ValueError(f"the sequence length n must be a positive integer, got {n!r}")
-    return np.tril(np.ones((int(n), int(n)), dtype=bool))
+    n = check_integer(n, "the sequence length n", minimum=1)
+    return np.tril(np.ones((n, n), dtype=bool))
 
 
 # --8<-- [end:causal_mask]
 
 
-def _check_attention_inputs(q, k, v, mask):
+def check_attention_inputs(q, k, v, mask):
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        check_no_nan(a, name, finite=True)
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
         raise ValueError(
             f"q, k and v need at least 2 axes (sequence, features); got shapes {q.shape}, {k.shape}, {v.shape}"
@@ -78,11 +82,20 @@ def _check_attention_inputs(q, k, v, mask):
             f"queries and keys must have the same width d_k to take dot products: "
             f"q has width {q.shape[-1]} (shape {q.shape}), k has width {k.shape[-1]} (shape {k.shape})"
         )
+    if q.shape[-1] == 0 or k.shape[-2] == 0:
+        raise ValueError(f"attention needs d_k >= 1 and at least one key; got q {q.shape}, k {k.shape}")
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(
             f"there must be one value per key: k has {k.shape[-2]} keys (shape {k.shape}), "
             f"v has {v.shape[-2]} values (shape {v.shape})"
         )
+    largest_q, largest_k = np.max(np.abs(q), initial=0.0), np.max(np.abs(k), initial=0.0)
+    with np.errstate(divide="ignore", over="ignore"):  # log(0) = -inf; a product past 1e308 is what we look for
+        if largest_q * largest_k * q.shape[-1] > np.finfo(np.result_type(q, k)).max:
+            raise ValueError(
+                f"the scores q @ k^T would overflow: q has entries up to {largest_q:g}, k up to {largest_k:g}, "
+                f"and d_k = {q.shape[-1]}"
+            )
     try:
         batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except ValueError:
@@ -142,6 +155,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import scaled_dot_product_attention
     >>> q = np.array([[1.0, 0.0]])
     >>> k = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> v = np.array([[10.0], [20.0]])
@@ -149,8 +164,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     >>> print(w.round(4), out.round(4))
     [[0.6698 0.3302]] [[13.3024]]
     """
-    q, k, v = (np.asarray(a, dtype=float) for a in (q, k, v))
-    mask = _check_attention_inputs(q, k, v, mask)
+    q, k, v = float_array(q, "q"), float_array(k, "k"), float_array(v, "v")
+    mask = check_attention_inputs(q, k, v, mask)
     d_k = q.shape[-1]
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # (..., n_q, n_k)
     if mask is not None:
@@ -171,6 +186,8 @@ def split_heads(x, n_heads):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import split_heads
     >>> x = np.arange(8).reshape(2, 4)      # 2 tokens, d_model = 4
     >>> print(split_heads(x, 2))           # 2 heads of width 2
     [[[0 1]
@@ -180,9 +197,10 @@ def split_heads(x, n_heads):
       [6 7]]]
     """
     x = np.asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"split_heads needs x of shape (..., n, d_model), got shape {x.shape}")
+    n_heads = check_integer(n_heads, "n_heads", minimum=1)
     d_model = x.shape[-1]
-    if int(n_heads) != n_heads or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
     if d_model % n_heads != 0:
         raise ValueError(
             f"d_model = {d_model} is not divisible by n_heads = {n_heads}; "
@@ -198,11 +216,15 @@ def merge_heads(x):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import merge_heads, split_heads
     >>> x = np.arange(8).reshape(2, 4)
     >>> bool(np.array_equal(merge_heads(split_heads(x, 2)), x))
     True
     """
     x = np.asarray(x)
+    if x.ndim < 3:
+        raise ValueError(f"merge_heads needs x of shape (..., h, n, d_head), got shape {x.shape}")
     x = np.swapaxes(x, -3, -2)  # (..., n, h, d_head)
     return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])
 
@@ -239,6 +261,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.attention import causal_mask, multi_head_attention
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=(4, 8))
     >>> w = [rng.normal(size=(8, 8)) for _ in range(4)]
@@ -246,7 +270,9 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     >>> out.shape, weights.shape
     ((4, 8), (2, 4, 4))
     """
-    x = np.asarray(x, dtype=float)
+    x = float_array(x, "x")
+    if x.ndim < 2:
+        raise ValueError(f"multi_head_attention needs x of shape (..., n, d_model), got shape {x.shape}")
     d_model = x.shape[-1]
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o)):
         if np.shape(w) != (d_model, d_model):
@@ -284,13 +310,14 @@ def positional_encoding(seq_len, d_model):
 
     Examples
     --------
+    >>> from transformer_math.attention import positional_encoding
     >>> print(positional_encoding(3, 4).round(3))
     [[ 0.     1.     0.     1.   ]
      [ 0.841  0.54   0.01   1.   ]
      [ 0.909 -0.416  0.02   1.   ]]
     """
-    if seq_len < 1 or d_model < 1:
-        raise ValueError(f"seq_len and d_model must be >= 1, got seq_len = {seq_len}, d_model = {d_model}")
+    seq_len = check_integer(seq_len, "seq_len", minimum=1)
+    d_model = check_integer(d_model, "d_model", minimum=1)
     positions = np.arange(seq_len)[:, None]  # (n, 1)
     two_i = np.arange(0, d_model, 2)  # 0, 2, 4, ...
     angles = positions / 10000 ** (two_i / d_model)  # (n, ceil(d / 2))

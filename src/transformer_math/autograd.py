@@ -13,6 +13,7 @@ backpropagation, one number at a time; the design follows Andrej Karpathy's *mic
 
 Example
 -------
+>>> from transformer_math.autograd import Value
 >>> x = Value(3.0)
 >>> y = x * x + 1
 >>> y.backward()
@@ -23,6 +24,20 @@ Example
 from __future__ import annotations
 
 import math
+import numbers
+
+
+# --8<-- [start:power]
+def _power(a: float, n: float) -> float:
+    """``a ** n``, or an infinity of the right sign where Python raises OverflowError instead of returning it."""
+    try:
+        return a**n
+    except OverflowError:
+        odd = n.is_integer() and int(n) % 2 == 1
+        return -math.inf if a < 0 and odd else math.inf
+
+
+# --8<-- [end:power]
 
 
 # --8<-- [start:Value]
@@ -45,6 +60,7 @@ class Value:
 
     Examples
     --------
+    >>> from transformer_math.autograd import Value
     >>> a, b = Value(2.0), Value(-3.0)
     >>> c = a * b + a.exp()
     >>> c.backward()
@@ -53,6 +69,10 @@ class Value:
     """
 
     def __init__(self, data, parents=(), op=""):
+        if isinstance(data, bool) or not isinstance(data, numbers.Real):
+            raise TypeError(f"a Value holds one real number, got {data!r} ({type(data).__name__})")
+        if math.isnan(data):
+            raise ValueError(f"a Value cannot hold NaN (it came from {op!r})" if op else "a Value cannot hold NaN")
         self.data = float(data)
         self.grad = 0.0
         self.parents = parents
@@ -88,12 +108,23 @@ class Value:
         return out
 
     def __pow__(self, exponent):
-        if not isinstance(exponent, (int, float)):
+        if isinstance(exponent, bool) or not isinstance(exponent, numbers.Real):
             raise TypeError(f"only powers by a plain number are supported, got {type(exponent).__name__}")
-        out = Value(self.data**exponent, (self,), f"**{exponent:g}")
+        a, n = self.data, float(exponent)
+        if a == 0 and n < 0:
+            raise ValueError(f"0 ** {n:g} is undefined (a division by zero)")
+        if a < 0 and not n.is_integer():
+            raise ValueError(f"{a:g} ** {n:g} is not a real number (a negative base needs a whole exponent)")
+        out = Value(_power(a, n), (self,), f"**{n:g}")
+        if n == 0:
+            slope = 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
+        elif a == 0 and n < 1:
+            slope = math.inf  # a vertical tangent, as sqrt(a) has at 0
+        else:
+            slope = n * _power(a, n - 1)  # d(a^n)/da = n a^(n-1)
 
-        def _backward():  # d(a^n)/da = n a^(n-1)
-            self.grad += exponent * self.data ** (exponent - 1) * out.grad
+        def _backward():
+            self.grad += slope * out.grad
 
         out._backward = _backward
         return out
@@ -102,7 +133,7 @@ class Value:
 
     # --8<-- [start:functions]
     def exp(self):
-        out = Value(math.exp(self.data), (self,), "exp")
+        out = Value(math.exp(self.data) if self.data < 709.78 else math.inf, (self,), "exp")  # e^710 overflows
 
         def _backward():  # d(e^a)/da = e^a, which is out.data
             self.grad += out.data * out.grad
@@ -150,7 +181,10 @@ class Value:
         return self + (-other)
 
     def __truediv__(self, other):  # a / b = a * b^(-1)
-        return self * (other if isinstance(other, Value) else Value(other)) ** -1
+        other = other if isinstance(other, Value) else Value(other)
+        if other.data == 0:
+            raise ValueError(f"division by zero: {self!r} / {other!r}")
+        return self * other**-1
 
     def __radd__(self, other):  # 2 + a
         return self + other
@@ -175,6 +209,7 @@ class Value:
 
         Examples
         --------
+        >>> from transformer_math.autograd import Value
         >>> x = Value(1.0)
         >>> y = sum(x * i for i in range(2000))  # a chain of 4000 operations
         >>> y.backward()

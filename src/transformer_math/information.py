@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.softmax import log_softmax
+from transformer_math.checks import check_axis, check_no_nan, float_array, token_ids
+from transformer_math.softmax import check_rows, log_softmax
 
 __all__ = ["entropy", "cross_entropy", "cross_entropy_from_logits", "kl_divergence", "perplexity"]
 
@@ -34,35 +35,45 @@ SUM_TOLERANCE = 1e-6
 """How far from 1 the sum of a distribution may be (rounding in the numbers a reader types)."""
 
 
-def _distribution(p, name: str, axis: int = -1) -> np.ndarray:
+# --8<-- [start:check_distribution]
+def check_distribution(p, name: str, axis: int = -1) -> np.ndarray:
     """``p`` as a float array, after checking it is a probability distribution along ``axis``."""
-    p = np.asarray(p, dtype=np.float64)
+    p = float_array(p, name)
     if p.ndim == 0:
         raise ValueError(f"{name} must be an array of probabilities, got the scalar {float(p)}")
-    if np.any(np.isnan(p)):
-        raise ValueError(f"{name} contains NaN")
+    check_axis(axis, p, name)
+    check_no_nan(p, name)
     if np.any(p < 0):
         raise ValueError(f"{name} has negative probabilities (smallest {p.min():g}); probabilities must be >= 0")
-    sums = np.sum(p, axis=axis)
-    bad = np.abs(sums - 1.0) > SUM_TOLERANCE
+    with np.errstate(over="ignore"):  # a sum that overflows is inf, far from 1
+        sums = np.sum(p, axis=axis)
+    tolerance = max(SUM_TOLERANCE, 10 * float(np.finfo(p.dtype).eps))  # float16 rounds more than 1e-6
+    bad = np.abs(sums - 1.0) > tolerance
     if np.any(bad):
         worst = float(np.asarray(sums)[bad].flat[0])
         raise ValueError(
-            f"{name} must sum to 1 along axis {axis} (tolerance {SUM_TOLERANCE:g}), but a row sums to {worst:.10g}"
+            f"{name} must sum to 1 along axis {axis} (tolerance {tolerance:g}), but a row sums to {worst:.10g}"
         )
     return p
 
 
-def _same_shape(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
+# --8<-- [end:check_distribution]
+
+
+def check_same_shape(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
     if a.shape != b.shape:
         raise ValueError(f"{name_a} has shape {a.shape} but {name_b} has shape {b.shape}; they must match")
 
 
-def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+# --8<-- [start:xlogy]
+def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     r"""$x \log y$ elementwise, with $0 \log y = 0$ for every $y$ (also $y = 0$), without warnings."""
     safe_y = np.where(x == 0, 1.0, y)
     with np.errstate(divide="ignore"):
         return np.where(x == 0, 0.0, x * np.log(safe_y))
+
+
+# --8<-- [end:xlogy]
 
 
 # --8<-- [start:entropy]
@@ -83,23 +94,25 @@ def entropy(p, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.information import entropy
     >>> print(entropy([0.5, 0.5]).round(6), entropy([1.0, 0.0]))
     0.693147 0.0
     """
-    p = _distribution(p, "p", axis)
-    return 0.0 - np.sum(_xlogy(p, p), axis=axis)  # 0.0 - ...: a certain outcome gives 0.0, not -0.0
+    p = check_distribution(p, "p", axis)
+    return 0.0 - np.sum(xlogy(p, p), axis=axis)  # 0.0 - ...: a certain outcome gives 0.0, not -0.0
 
 
 # --8<-- [end:entropy]
 
 
 # --8<-- [start:cross_entropy]
-def cross_entropy(y_true, y_pred, eps=1e-15):
+def cross_entropy(y_true, y_pred):
     r"""Cross entropy $H(y, \hat y) = -\sum_i y_i \log \hat y_i$ of predicted probabilities.
 
     Distributions run along the last axis; with leading (batch) axes the result is the mean over them.
-    ``y_pred`` is raised to at least ``eps`` before the logarithm, so a wrong prediction of exactly 0
-    costs $-\log(\text{eps}) \approx 34.5$ instead of infinity.
+    Nothing is clipped: a target with probability $\hat y_i = 10^{-20}$ costs exactly $-\log 10^{-20}
+    \approx 46.05$, and one with $\hat y_i = 0$ costs $+\infty$. Train from logits instead
+    (:func:`cross_entropy_from_logits`), where no probability is ever rounded to 0.
 
     Parameters
     ----------
@@ -107,27 +120,50 @@ def cross_entropy(y_true, y_pred, eps=1e-15):
         Target distribution (often one-hot), shape ``(..., n)``.
     y_pred : array_like
         Predicted distribution, same shape.
-    eps : float
-        Smallest probability used inside the logarithm.
 
     Returns
     -------
     float
-        The loss, averaged over every leading position.
+        The loss, averaged over every leading position; ``inf`` if a target outcome has probability 0.
 
     Examples
     --------
+    >>> from transformer_math.information import cross_entropy
     >>> print(round(cross_entropy([0, 1, 0], [0.1, 0.8, 0.1]), 6))
     0.223144
     """
-    y_true = _distribution(y_true, "y_true")
-    y_pred = _distribution(y_pred, "y_pred")
-    _same_shape(y_true, y_pred, "y_true", "y_pred")
-    per_row = 0.0 - np.sum(_xlogy(y_true, np.maximum(y_pred, eps)), axis=-1)
+    y_true = check_distribution(y_true, "y_true")
+    y_pred = check_distribution(y_pred, "y_pred")
+    check_same_shape(y_true, y_pred, "y_true", "y_pred")
+    if y_true.size == 0:
+        raise ValueError(f"cross entropy of no distributions: y_true has shape {y_true.shape}")
+    per_row = 0.0 - np.sum(xlogy(y_true, y_pred), axis=-1)  # 0 log 0 = 0; y log 0 = -inf for y > 0
     return float(np.mean(per_row))
 
 
 # --8<-- [end:cross_entropy]
+
+
+# --8<-- [start:check_logits_and_targets]
+def check_logits_and_targets(logits, targets) -> tuple[np.ndarray, np.ndarray]:
+    """``logits`` of shape ``(..., V)`` as floats and ``targets`` of shape ``(...)`` as ids in ``0 .. V - 1``."""
+    logits = float_array(logits, "logits")
+    targets = np.asarray(targets)
+    if logits.ndim == 0:
+        raise ValueError(f"logits must have a vocabulary axis, got the scalar {float(logits)}")
+    if logits.shape[:-1] != targets.shape:
+        raise ValueError(
+            f"logits of shape {logits.shape} need targets of shape {logits.shape[:-1]} "
+            f"(one token id per position), got targets of shape {targets.shape}"
+        )
+    if logits.shape[-1] == 0 or targets.size == 0:
+        raise ValueError(f"logits of shape {logits.shape} hold no token or no position to score")
+    m = np.max(logits, axis=-1, keepdims=True)
+    check_rows(logits, m, -1, "cross entropy", name="logits")  # no NaN, no +inf, no row entirely -inf
+    return logits, token_ids(targets, "targets", vocab=logits.shape[-1])
+
+
+# --8<-- [end:check_logits_and_targets]
 
 
 # --8<-- [start:cross_entropy_from_logits]
@@ -157,26 +193,11 @@ def cross_entropy_from_logits(logits, targets):
 
     Examples
     --------
+    >>> from transformer_math.information import cross_entropy_from_logits
     >>> print(round(cross_entropy_from_logits([[2.0, 1.0, 0.1]], [0]), 6))
     0.41703
     """
-    logits = np.asarray(logits, dtype=np.float64)
-    targets = np.asarray(targets)
-    if logits.ndim == 0 or logits.shape[:-1] != targets.shape:
-        raise ValueError(
-            f"logits of shape {logits.shape} need targets of shape {logits.shape[:-1]} "
-            f"(one token id per position), got targets of shape {targets.shape}"
-        )
-    if not np.issubdtype(targets.dtype, np.integer):
-        raise ValueError(f"targets must be integer token ids, got dtype {targets.dtype}")
-    vocab = logits.shape[-1]
-    bad = (targets < 0) | (targets >= vocab)
-    if np.any(bad):
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"target {int(targets[where])} at position {where} is out of range "
-            f"for a vocabulary of {vocab} tokens (valid ids: 0 to {vocab - 1})"
-        )
+    logits, targets = check_logits_and_targets(logits, targets)
     log_probs = log_softmax(logits, axis=-1)
     picked = np.take_along_axis(log_probs, targets[..., None], axis=-1)  # log p(correct token), shape (..., 1)
     return float(0.0 - np.mean(picked))
@@ -201,12 +222,13 @@ def kl_divergence(p, q, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.information import kl_divergence
     >>> print(round(float(kl_divergence([0.7, 0.3], [0.6, 0.4])), 6))
     0.021601
     """
-    p = _distribution(p, "p", axis)
-    q = _distribution(q, "q", axis)
-    _same_shape(p, q, "p", "q")
+    p = check_distribution(p, "p", axis)
+    q = check_distribution(q, "q", axis)
+    check_same_shape(p, q, "p", "q")
     with np.errstate(all="ignore"):  # the odd cases below are settled by np.where, not warned about
         ratio = p / q
         log_ratio = np.log(ratio)  # the textbook form, accurate when p / q is an ordinary number
@@ -217,7 +239,7 @@ def kl_divergence(p, q, axis=-1):
         extreme = (ratio < np.finfo(np.float64).tiny) | (ratio == np.inf)
         log_ratio = np.where(extreme, np.log(p) - np.log(q), log_ratio)
         terms = np.where(p == 0, 0.0, p * log_ratio)  # 0 log(0 / q) = 0
-    return np.sum(terms, axis=axis)
+    return np.maximum(np.sum(terms, axis=axis), 0.0)  # rounding can leave a sum of +- terms at -1e-16; KL >= 0
 
 
 # --8<-- [end:kl_divergence]
@@ -232,10 +254,12 @@ def perplexity(logits, targets):
 
     Examples
     --------
+    >>> from transformer_math.information import perplexity
     >>> print(round(perplexity([[0.0, 0.0, 0.0, 0.0]], [2]), 6))
     4.0
     """
-    return float(np.exp(cross_entropy_from_logits(logits, targets)))
+    with np.errstate(over="ignore"):  # a loss above 709.78 nats: the perplexity is inf
+        return float(np.exp(cross_entropy_from_logits(logits, targets)))
 
 
 # --8<-- [end:perplexity]

@@ -7,6 +7,7 @@ does. Every function checks its inputs and says clearly what is wrong with them.
 
 Example
 -------
+>>> from transformer_math.linalg import dot, matmul_loops
 >>> matmul_loops([[1, 2], [3, 4]], [[5, 6], [7, 8]])
 array([[19, 22],
        [43, 50]])
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from transformer_math.checks import check_integer, check_no_nan, float_array, real_array
 
 __all__ = ["matmul_loops", "dot", "norm", "cosine_similarity", "power_iteration"]
 
@@ -43,10 +46,11 @@ def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
 
     Examples
     --------
+    >>> from transformer_math.linalg import matmul_loops
     >>> matmul_loops([[1, 2, 3]], [[1], [1], [1]])
     array([[6]])
     """
-    A, B = np.asarray(A), np.asarray(B)
+    A, B = real_array(A, "A"), real_array(B, "B")
     if A.ndim != 2 or B.ndim != 2:
         raise ValueError(f"matmul_loops needs two 2-D arrays, got shapes {A.shape} and {B.shape}")
     (m, n), (n_b, p) = A.shape, B.shape
@@ -85,18 +89,20 @@ def dot(a: ArrayLike, b: ArrayLike):
 
     Examples
     --------
+    >>> from transformer_math.linalg import dot
     >>> print(dot([1, 0, -1], [2, 5, 2]))
     0
     """
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = real_array(a, "a"), real_array(b, "b")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"dot needs two 1-D vectors, got shapes {a.shape} and {b.shape}")
     if a.shape != b.shape:
         raise ValueError(f"cannot take the dot product of shapes {a.shape} and {b.shape}: lengths differ")
 
     total = 0
-    for a_i, b_i in zip(a, b):
-        total += a_i * b_i
+    with np.errstate(over="ignore"):  # a sum past 1.8e308 is inf, as np.dot gives it
+        for a_i, b_i in zip(a, b):
+            total += a_i * b_i
     return total
 
 
@@ -115,13 +121,20 @@ def norm(v: ArrayLike) -> float:
 
     Examples
     --------
+    >>> from transformer_math.linalg import norm
     >>> norm([3, 4])
     5.0
     """
-    v = np.asarray(v)
+    v = float_array(v, "v")
     if v.ndim != 1:
         raise ValueError(f"norm needs a 1-D vector, got shape {v.shape}")
-    return float(np.sqrt(dot(v, v)))
+    check_no_nan(v, "v")
+    largest = np.max(np.abs(v), initial=0.0)
+    if largest == 0 or not np.isfinite(largest):
+        return float(largest)  # the zero vector has length 0; one with an infinite entry, length inf
+    k = np.frexp(largest)[1]  # largest = m * 2**k with 0.5 <= m < 1
+    u = np.ldexp(v, -k)  # v / 2**k, exactly: entries in [-1, 1], so no square overflows or underflows to 0
+    return float(np.ldexp(np.sqrt(dot(u, u)), k))
 
 
 # --8<-- [end:norm]
@@ -142,15 +155,20 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
 
     Examples
     --------
+    >>> from transformer_math.linalg import cosine_similarity
     >>> cosine_similarity([1, 0], [0, 2])
     0.0
     >>> cosine_similarity([1, 1], [3, 3])
     1.0
     """
+    a, b = float_array(a, "a"), float_array(b, "b")
+    check_no_nan(a, "a", finite=True)
+    check_no_nan(b, "b", finite=True)
     norm_a, norm_b = norm(a), norm(b)
     if norm_a == 0 or norm_b == 0:
         raise ValueError("cosine similarity is undefined for a zero vector: it has no direction")
-    return float(np.clip(dot(a, b) / (norm_a * norm_b), -1.0, 1.0))
+    a, b = np.ldexp(a, -np.frexp(norm_a)[1]), np.ldexp(b, -np.frexp(norm_b)[1])  # exact rescaling to length ~1
+    return float(np.clip(dot(a, b) / (norm(a) * norm(b)), -1.0, 1.0))
 
 
 # --8<-- [end:cosine_similarity]
@@ -190,15 +208,20 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.linalg import power_iteration
     >>> value, vector = power_iteration([[2, 1], [1, 2]])
     >>> print(round(value, 6), np.round(vector, 4))
     3.0 [0.7071 0.7071]
     """
-    A = np.asarray(A, dtype=float)
+    A = float_array(A, "A")
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"power iteration needs a square matrix, got shape {A.shape}")
-    if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
+    if A.size == 0:
+        raise ValueError("power iteration needs a matrix of at least 1 x 1, got shape (0, 0)")
+    check_no_nan(A, "A", finite=True)
+    steps = check_integer(steps, "steps", minimum=1)
+    seed = check_integer(seed, "seed")
 
     v = np.random.default_rng(seed).standard_normal(A.shape[0])
     v = v / np.linalg.norm(v)

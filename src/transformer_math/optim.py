@@ -18,6 +18,7 @@ of each step of a linear warm-up followed by a cosine decay.
 
 Example
 -------
+>>> from transformer_math.optim import SGD
 >>> import numpy as np
 >>> w = np.array([1.0, -2.0])
 >>> SGD([w], lr=0.1).step([np.array([0.5, -1.0])])
@@ -28,19 +29,21 @@ array([ 0.95, -1.9 ])
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
+from transformer_math.checks import check_integer, check_number, float_array
 
-def _check_number(
+
+def check_hyperparameter(
     name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False, high_open: bool = True
 ) -> float:
     """``value`` as a float, or a ValueError that names the hyperparameter and the allowed range."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    number = float(value)
     too_low = number <= low if low_open else number < low
     too_high = number >= high if high_open else number > high
     if not math.isfinite(number) or too_low or too_high:
@@ -56,24 +59,36 @@ class Optimizer:
     def __init__(self, params: Sequence[np.ndarray], lr: float) -> None:
         if isinstance(params, np.ndarray):
             raise TypeError("params must be a list of arrays; for a single array write [w]")
-        self.params = list(params)
+        try:
+            self.params = list(params)
+        except TypeError:
+            raise TypeError(f"params must be a list of arrays, got {type(params).__name__}") from None
+        if not self.params:
+            raise ValueError("params is empty: an optimizer needs at least one array to update")
         for i, p in enumerate(self.params):
             if not (isinstance(p, np.ndarray) and np.issubdtype(p.dtype, np.floating)):
                 raise TypeError(
                     f"parameter {i} must be a NumPy float array (it is updated in place), "
                     f"got {type(p).__name__} of dtype {getattr(p, 'dtype', None)}"
                 )
-        self.lr = _check_number("lr (the learning rate)", lr, 0.0, low_open=True)
+            if not p.flags.writeable:
+                raise ValueError(f"parameter {i} is read-only, so it cannot be updated in place")
+        self.lr = check_hyperparameter("lr (the learning rate)", lr, 0.0, low_open=True)
         self.t = 0  # number of steps taken
 
     def _checked(self, grads: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The gradients as float arrays, after checking their number, shapes and values."""
-        grads = list(grads)
+        if isinstance(grads, np.ndarray):
+            raise TypeError("grads must be a list of arrays, one per parameter; for a single array write [g]")
+        try:
+            grads = list(grads)
+        except TypeError:
+            raise TypeError(f"grads must be a list of arrays, got {type(grads).__name__}") from None
         if len(grads) != len(self.params):
             raise ValueError(f"expected {len(self.params)} gradients (one per parameter), got {len(grads)}")
         checked = []
         for i, (p, g) in enumerate(zip(self.params, grads)):
-            g = np.asarray(g, dtype=float)
+            g = float_array(g, f"gradient {i}")
             if g.shape != p.shape:
                 raise ValueError(f"gradient {i} has shape {g.shape}, but parameter {i} has shape {p.shape}")
             if not np.all(np.isfinite(g)):
@@ -106,6 +121,7 @@ class SGD(Optimizer):
 
     Examples
     --------
+    >>> from transformer_math.optim import SGD
     >>> import numpy as np
     >>> w = np.array([1.0])
     >>> opt = SGD([w], lr=0.1, momentum=0.9)
@@ -118,7 +134,7 @@ class SGD(Optimizer):
     # --8<-- [start:SGD]
     def __init__(self, params, lr, momentum=0.0):
         super().__init__(params, lr)
-        self.momentum = _check_number("momentum", momentum, 0.0, 1.0)
+        self.momentum = check_hyperparameter("momentum", momentum, 0.0, 1.0)
         self.velocity = [np.zeros_like(p) for p in self.params]
 
     def step(self, grads):
@@ -161,6 +177,7 @@ class Adam(Optimizer):
 
     Examples
     --------
+    >>> from transformer_math.optim import Adam
     >>> import numpy as np
     >>> w = np.array([1.0, -2.0])
     >>> Adam([w], lr=0.1).step([np.array([0.5, -100.0])])  # first step: about lr * sign(g)
@@ -171,10 +188,12 @@ class Adam(Optimizer):
     # --8<-- [start:Adam]
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
         super().__init__(params, lr)
+        if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         beta1, beta2 = betas
-        self.beta1 = _check_number("betas[0]", beta1, 0.0, 1.0)
-        self.beta2 = _check_number("betas[1]", beta2, 0.0, 1.0)
-        self.eps = _check_number("eps", eps, 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
+        self.beta1 = check_hyperparameter("betas[0]", beta1, 0.0, 1.0)
+        self.beta2 = check_hyperparameter("betas[1]", beta2, 0.0, 1.0)
+        self.eps = check_hyperparameter("eps", eps, 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
         self.m = [np.zeros_like(p) for p in self.params]  # running mean of g
         self.v = [np.zeros_like(p) for p in self.params]  # running mean of g**2
 
@@ -183,7 +202,8 @@ class Adam(Optimizer):
         self.t += 1
         for p, g, m, v in zip(self.params, grads, self.m, self.v):
             m[...] = self.beta1 * m + (1 - self.beta1) * g
-            v[...] = self.beta2 * v + (1 - self.beta2) * g**2
+            with np.errstate(over="ignore"):  # |g| past 1e154 squares to inf: its step is then 0, as in PyTorch
+                v[...] = self.beta2 * v + (1 - self.beta2) * g**2
             m_hat = m / (1 - self.beta1**self.t)  # bias correction
             v_hat = v / (1 - self.beta2**self.t)
             p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
@@ -221,6 +241,7 @@ class AdamW(Adam):
 
     Examples
     --------
+    >>> from transformer_math.optim import AdamW
     >>> import numpy as np
     >>> w = np.array([10.0])
     >>> AdamW([w], lr=0.1, weight_decay=0.5).step([np.array([0.0])])  # zero gradient: decay only
@@ -231,7 +252,7 @@ class AdamW(Adam):
     # --8<-- [start:AdamW]
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
         super().__init__(params, lr, betas, eps)
-        self.weight_decay = _check_number("weight_decay", weight_decay, 0.0)
+        self.weight_decay = check_hyperparameter("weight_decay", weight_decay, 0.0)
 
     def step(self, grads):
         grads = self._checked(grads)  # check before decaying, so a bad call changes nothing
@@ -271,13 +292,14 @@ def clip_grad_norm(grads, max_norm):
     Examples
     --------
     >>> import numpy as np
+    >>> from transformer_math.optim import clip_grad_norm
     >>> clipped, norm = clip_grad_norm([np.array([3.0]), np.array([[4.0]])], max_norm=1.0)
     >>> print(norm, clipped[0], clipped[1])         # the norm was 5: everything is divided by 5
     5.0 [0.6] [[0.8]]
     """
     if isinstance(grads, np.ndarray):
         raise TypeError("grads must be a list of arrays; for a single array write [g]")
-    max_norm = _check_number("max_norm", max_norm, 0.0, low_open=True)
+    max_norm = check_number(max_norm, "max_norm", positive=True)
     grads = [np.asarray(g, dtype=float) for g in grads]
     for i, g in enumerate(grads):
         if not np.all(np.isfinite(g)):
@@ -288,16 +310,6 @@ def clip_grad_norm(grads, max_norm):
 
 
 # --8<-- [end:clip_grad_norm]
-
-
-def _check_count(name, value, low, high=None):
-    """``value`` as an int in [low, high], or a TypeError / ValueError that names it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in {low} .. {high}"
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-    return int(value)
 
 
 # --8<-- [start:warmup_cosine]
@@ -328,14 +340,18 @@ def warmup_cosine(step, total_steps, warmup_steps, peak_lr, min_lr=0.0):
 
     Examples
     --------
+    >>> from transformer_math.optim import warmup_cosine
     >>> [round(warmup_cosine(t, 6, 2, peak_lr=1.0), 4) for t in range(6)]
     [0.5, 1.0, 1.0, 0.75, 0.25, 0.0]
     """
-    total_steps = _check_count("total_steps", total_steps, 1)
-    warmup_steps = _check_count("warmup_steps", warmup_steps, 0, total_steps - 1)
-    step = _check_count("step", step, 0, total_steps - 1)
-    peak_lr = _check_number("peak_lr", peak_lr, 0.0, low_open=True)
-    min_lr = _check_number("min_lr", min_lr, 0.0, peak_lr, high_open=False)
+    total_steps = check_integer(total_steps, "total_steps", minimum=1)
+    for name, value in [("warmup_steps", warmup_steps), ("step", step)]:
+        if check_integer(value, name) >= total_steps:
+            raise ValueError(f"{name} must be less than total_steps = {total_steps}, got {value}")
+    peak_lr = check_number(peak_lr, "peak_lr", positive=True)
+    min_lr = check_number(min_lr, "min_lr")
+    if not 0 <= min_lr <= peak_lr:
+        raise ValueError(f"min_lr must be in [0, peak_lr = {peak_lr:g}], got {min_lr:g}")
     if step < warmup_steps:
         return peak_lr * (step + 1) / warmup_steps  # linear: peak_lr / W, 2 peak_lr / W, ..., peak_lr
     decay_steps = total_steps - warmup_steps - 1

@@ -23,40 +23,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.checks import check_axis, check_no_nan, check_number, float_array
+
 __all__ = ["softmax", "naive_softmax", "logsumexp", "log_softmax"]
 
 
-def _as_float_array(x) -> np.ndarray:
-    """``x`` as a floating-point array (integers become float64; float32 stays float32)."""
-    x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(np.float64)
-    return x
+# --8<-- [start:check_rows]
+def check_rows(x: np.ndarray, m: np.ndarray, axis: int, where: str, name: str = "x") -> None:
+    """Refuse rows that no softmax can normalise: empty, holding NaN or +inf, or entirely -inf (all masked).
 
-
-def _row_max(x: np.ndarray, axis: int, *, where: str) -> np.ndarray:
-    """The maximum of every row along ``axis`` (kept as a size-1 axis), refusing rows with nothing to normalise.
-
-    Checking the maxima only is enough: the maximum of a row is NaN if the row holds a NaN, +inf if it holds
-    +inf, and -inf only if every entry of the row is -inf.
+    Looking at the maxima ``m`` is enough: a row's maximum is NaN if it holds a NaN, +inf if it holds +inf,
+    and -inf only if every entry is -inf.
     """
-    if x.ndim == 0:
-        raise ValueError(f"{where} needs at least one axis to normalise over, got a scalar")
     if x.shape[axis] == 0:
-        raise ValueError(f"{where} of an empty axis: axis {axis} of shape {x.shape} has length 0")
-    m = np.max(x, axis=axis, keepdims=True)
-    if not np.all(np.isfinite(m)):
-        squeezed = np.squeeze(m, axis=axis)
-        if np.any(np.isnan(squeezed)):
-            raise ValueError(f"{where}: the input contains NaN")
-        if np.any(squeezed == np.inf):
-            raise ValueError(f"{where}: the input contains +inf, whose share of the total is undefined")
-        row = tuple(int(i) for i in np.argwhere(squeezed == -np.inf)[0])
+        raise ValueError(f"{where} of an empty axis: axis {axis} of {name}, shape {x.shape}, has length 0")
+    if np.all(np.isfinite(m)):
+        return  # the usual case, settled by one look at the maxima
+    m = np.squeeze(m, axis=axis)
+    if np.any(np.isnan(m)):
+        check_no_nan(x, f"{where}: {name}")  # says where the first NaN is
+    if np.any(m == np.inf):
+        raise ValueError(f"{where}: {name} contains +inf, whose share of the total is undefined (inf / inf)")
+    if np.any(m == -np.inf):
+        row = tuple(int(i) for i in np.argwhere(m == -np.inf)[0])
         raise ValueError(
             f"{where}: every position of row {row} is -inf, i.e. every position is masked; "
             "a softmax needs at least one unmasked position"
         )
-    return m
+
+
+# --8<-- [end:check_rows]
 
 
 # --8<-- [start:naive_softmax]
@@ -75,11 +71,13 @@ def naive_softmax(x, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.softmax import naive_softmax
     >>> print(naive_softmax([0.0, 1.0, 2.0]).round(4))
     [0.09   0.2447 0.6652]
     """
-    e = np.exp(_as_float_array(x))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    x = float_array(x, "x")
+    e = np.exp(x)
+    return e / np.sum(e, axis=check_axis(axis, x), keepdims=True)
 
 
 # --8<-- [end:naive_softmax]
@@ -109,22 +107,28 @@ def softmax(x, axis=-1, temperature=1.0):
     Raises
     ------
     ValueError
-        If ``temperature <= 0``, or a row is entirely $-\infty$ (every position masked), or holds NaN/+inf.
+        If ``temperature <= 0``, ``axis`` is out of range, or a row is empty, entirely $-\infty$ (every
+        position masked), or holds NaN/+inf.
+    TypeError
+        If ``x`` is not real numbers (booleans, text, complex) or ``axis`` is not an integer.
 
     Examples
     --------
+    >>> from transformer_math.softmax import softmax
     >>> print(softmax([2.0, 1.0, 0.1]).round(4))
     [0.659  0.2424 0.0986]
     >>> print(softmax([2.0, 1.0, 0.1], temperature=0.5).round(4))
     [0.8638 0.1169 0.0193]
     """
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
-    x = _as_float_array(x)
-    m = _row_max(x, axis, where="softmax")
-    out = np.subtract(x, m)  # the one full-size array we allocate; every entry <= 0
-    if temperature != 1.0:
-        out /= temperature  # (x - m) / T: the maximum of x / T is m / T
+    temperature = check_number(temperature, "temperature", positive=True)
+    x = float_array(x, "x")
+    axis = check_axis(axis, x)
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # the largest score of each row
+    check_rows(x, m, axis, "softmax")  # refuses empty rows, NaN, +inf, and rows that are all -inf
+    with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is the right 0
+        out = np.subtract(x, m)  # the one full-size array we allocate; every entry <= 0
+        if temperature != 1.0:
+            out /= temperature  # (x - m) / T: the maximum of x / T is m / T
     np.exp(out, out=out)  # in place: exp(-inf) is exactly 0
     out /= np.sum(out, axis=axis, keepdims=True)
     return out
@@ -149,20 +153,24 @@ def logsumexp(x, axis=-1, keepdims=False):
     Returns
     -------
     numpy.ndarray or float
-        ``x`` with ``axis`` reduced. A row that is entirely $-\infty$ gives $-\infty$ (the log of 0).
+        ``x`` with ``axis`` reduced. A row that is entirely $-\infty$, or empty, gives $-\infty$ (the log
+        of 0, as in PyTorch); a row holding $+\infty$ gives $+\infty$. NaN raises ``ValueError``.
 
     Examples
     --------
+    >>> from transformer_math.softmax import logsumexp
     >>> print(round(float(logsumexp([1000.0, 1000.0])), 6))
     1000.693147
     """
-    x = _as_float_array(x)
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)  # an all -inf (or inf/NaN) row: shift by 0, let IEEE rules apply
-    shifted = np.subtract(x, m)
-    np.exp(shifted, out=shifted)
-    with np.errstate(divide="ignore"):  # log(0) = -inf is the right answer for an all -inf row
-        out = np.log(np.sum(shifted, axis=axis, keepdims=True)) + m
+    x = float_array(x, "x")
+    axis = check_axis(axis, x)
+    check_no_nan(x, "logsumexp: x")
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # -inf for an empty row
+    m = np.where(np.isfinite(m), m, 0.0)  # an all -inf or a +inf row: shift by 0, let IEEE rules apply
+    with np.errstate(over="ignore", divide="ignore"):  # -inf and +inf below are the exact answers
+        shifted = np.subtract(x, m)
+        np.exp(shifted, out=shifted)
+        out = np.log(np.sum(shifted, axis=axis, keepdims=True)) + m  # log(0) = -inf: empty or all -inf
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
@@ -191,16 +199,23 @@ def log_softmax(x, axis=-1):
     Raises
     ------
     ValueError
-        If a row is entirely $-\infty$ (every position masked), or holds NaN/+inf.
+        If ``axis`` is out of range, or a row is empty, entirely $-\infty$ (every position masked), or
+        holds NaN/+inf.
+    TypeError
+        If ``x`` is not real numbers (booleans, text, complex) or ``axis`` is not an integer.
 
     Examples
     --------
+    >>> from transformer_math.softmax import log_softmax
     >>> print(log_softmax([0.0, 10000.0]))
     [-10000.      0.]
     """
-    x = _as_float_array(x)
-    m = _row_max(x, axis, where="log_softmax")
-    out = np.subtract(x, m)  # shifted scores, every entry <= 0
+    x = float_array(x, "x")
+    axis = check_axis(axis, x)
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # the largest score of each row
+    check_rows(x, m, axis, "log_softmax")  # refuses empty rows, NaN, +inf, and rows that are all -inf
+    with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, as exact as it can be
+        out = np.subtract(x, m)  # shifted scores, every entry <= 0
     total = np.sum(np.exp(out), axis=axis, keepdims=True)  # >= 1: the maximum contributes exp(0) = 1
     out -= np.log(total)
     return out

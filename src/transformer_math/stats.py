@@ -25,15 +25,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.checks import check_axes, check_axis, check_integer, check_no_nan, check_number, float_array
+
 __all__ = ["mean", "variance", "std", "layer_norm"]
 
 
-def _count(x: np.ndarray, axis) -> int:
-    """How many values each result of a reduction along ``axis`` is computed from."""
-    if axis is None:
-        return x.size
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    return int(np.prod([x.shape[a] for a in axes]))
+# --8<-- [start:check_values]
+def check_values(x, axis, where: str) -> tuple[np.ndarray, tuple[int, ...], int]:
+    """``x`` as a finite float array, the axes to reduce, and how many values each result uses."""
+    x = float_array(x, "x")
+    check_no_nan(x, f"{where}: x", finite=True)  # the mean or spread of values with inf/NaN is undefined
+    axes = check_axes(axis, x)
+    n = int(np.prod([x.shape[a] for a in axes]))
+    return x, axes, n
+
+
+# --8<-- [end:check_values]
 
 
 # --8<-- [start:mean]
@@ -51,14 +58,18 @@ def mean(x, axis=None, keepdims=False):
 
     Examples
     --------
+    >>> from transformer_math.stats import mean
     >>> print(mean([[1, 2], [3, 6]], axis=1))
     [1.5 4.5]
     """
-    x = np.asarray(x, dtype=np.float64)
-    n = _count(x, axis)
+    x, axes, n = check_values(x, axis, "mean")
     if n == 0:
-        raise ValueError(f"mean of no values: shape {x.shape}, axis {axis}")
-    return np.sum(x, axis=axis, keepdims=keepdims) / n
+        raise ValueError(f"mean of no values: x has shape {x.shape}, axis {axis}")
+    with np.errstate(over="ignore"):  # a sum can pass 1.8e308 where the mean does not
+        total = np.sum(x, axis=axes, keepdims=keepdims)
+    if not np.all(np.isfinite(total)):
+        return np.sum(x / n, axis=axes, keepdims=keepdims)  # divide first: no partial sum overflows
+    return total / n
 
 
 # --8<-- [end:mean]
@@ -82,15 +93,17 @@ def variance(x, axis=None, ddof=0, keepdims=False):
 
     Examples
     --------
+    >>> from transformer_math.stats import variance
     >>> print(variance([1, 2, 3, 4, 5]), variance([1, 2, 3, 4, 5], ddof=1))
     2.0 2.5
     """
-    x = np.asarray(x, dtype=np.float64)
-    n = _count(x, axis)
+    x, axes, n = check_values(x, axis, "variance")
+    ddof = check_integer(ddof, "ddof")
     if n - ddof <= 0:
         raise ValueError(f"variance with ddof={ddof} needs more than {ddof} values along axis {axis}, got {n}")
-    deviations = x - mean(x, axis=axis, keepdims=True)
-    return np.sum(deviations * deviations, axis=axis, keepdims=keepdims) / (n - ddof)
+    with np.errstate(over="ignore"):  # a variance past 1.8e308 is inf: it really overflows
+        deviations = x - mean(x, axis=axes, keepdims=True)
+        return np.sum(deviations * deviations, axis=axes, keepdims=keepdims) / (n - ddof)
 
 
 # --8<-- [end:variance]
@@ -102,6 +115,7 @@ def std(x, axis=None, ddof=0, keepdims=False):
 
     Examples
     --------
+    >>> from transformer_math.stats import std
     >>> print(std([1, 2, 3, 4, 5]))
     1.4142135623730951
     """
@@ -133,23 +147,34 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
 
     Examples
     --------
+    >>> from transformer_math.stats import layer_norm
     >>> print(layer_norm([1.0, 2.0, 3.0]).round(4))
     [-1.2247  0.      1.2247]
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = float_array(x, "x")
+    check_no_nan(x, "layer_norm: x", finite=True)
+    axis = check_axis(axis, x)
+    eps = check_number(eps, "eps")
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0, got {eps}")
     d = x.shape[axis]
     mu = mean(x, axis=axis, keepdims=True)
     var = variance(x, axis=axis, keepdims=True)
+    if np.any(np.isinf(var)):  # |x| past about 1e154: the squares overflow, but LN(x) = LN(x / c) for c > 0
+        c = np.max(np.abs(x))
+        return layer_norm(x / c, gamma, beta, eps=eps / c / c, axis=axis)
+    if eps == 0 and np.any(var == 0):
+        raise ValueError("layer_norm with eps=0 of a constant vector divides 0 by 0; use eps > 0")
     y = (x - mu) / np.sqrt(var + eps)
     shape = [1] * x.ndim
     shape[axis] = d  # gamma and beta run along the feature axis
     if gamma is not None:
-        gamma = np.asarray(gamma, dtype=np.float64)
+        gamma = float_array(gamma, "gamma")
         if gamma.shape != (d,):
             raise ValueError(f"gamma must have shape ({d},) to match axis {axis} of x {x.shape}, got {gamma.shape}")
         y = y * gamma.reshape(shape)
     if beta is not None:
-        beta = np.asarray(beta, dtype=np.float64)
+        beta = float_array(beta, "beta")
         if beta.shape != (d,):
             raise ValueError(f"beta must have shape ({d},) to match axis {axis} of x {x.shape}, got {beta.shape}")
         y = y + beta.reshape(shape)

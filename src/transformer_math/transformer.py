@@ -27,6 +27,7 @@ The building blocks come from the rest of the library: ``softmax`` and ``log_sof
 
 Example
 -------
+>>> from transformer_math.transformer import forward, init_params
 >>> import numpy as np
 >>> params = init_params(vocab_size=5, d_model=8, d_ff=16, seed=0)
 >>> tokens = np.array([0, 1, 2, 3])
@@ -46,7 +47,8 @@ from transformer_math.attention import (
     scaled_dot_product_attention,
     split_heads,
 )
-from transformer_math.information import cross_entropy_from_logits
+from transformer_math.checks import check_integer, check_no_nan, float_array, token_ids
+from transformer_math.information import check_logits_and_targets, cross_entropy_from_logits
 from transformer_math.optim import AdamW, clip_grad_norm, warmup_cosine
 from transformer_math.softmax import softmax
 from transformer_math.stats import layer_norm
@@ -66,6 +68,9 @@ __all__ = [
 ]
 
 LN_EPS = 1e-5
+PARAM_NAMES = tuple(
+    "W_E ln1_g ln1_b W_Q W_K W_V W_O ln2_g ln2_b W_1 b_1 W_2 b_2 lnf_g lnf_b W_U".split()
+)  # init_params' keys
 
 
 # --8<-- [start:init_params]
@@ -95,11 +100,15 @@ def init_params(vocab_size, d_model, d_ff, seed=0):
 
     Examples
     --------
+    >>> from transformer_math.transformer import init_params
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> sum(p.size for p in params.values())
     664
     """
-    rng = np.random.default_rng(seed)
+    vocab_size = check_integer(vocab_size, "vocab_size", minimum=1)
+    d_model = check_integer(d_model, "d_model", minimum=1)
+    d_ff = check_integer(d_ff, "d_ff", minimum=1)
+    rng = np.random.default_rng(check_integer(seed, "seed"))
 
     def weight(fan_in, fan_out):
         return rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))
@@ -150,22 +159,21 @@ def forward(params, tokens, n_heads):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import forward, init_params
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> logits, cache = forward(params, np.array([[0, 1, 2], [3, 4, 0]]), n_heads=2)
     >>> logits.shape, cache["weights"].shape
     ((2, 3, 5), (2, 2, 3, 3))
     """
-    tokens = np.asarray(tokens)
+    missing = [name for name in PARAM_NAMES if name not in params]
+    if missing:
+        raise ValueError(f"params lacks {', '.join(missing)}; make it with init_params")
     vocab_size, d = params["W_E"].shape
-    if not np.issubdtype(tokens.dtype, np.integer):
-        raise ValueError(f"tokens must be integer ids, got dtype {tokens.dtype}")
-    if tokens.size and (tokens.min() < 0 or tokens.max() >= vocab_size):
-        raise ValueError(
-            f"token ids must lie in 0 .. {vocab_size - 1} for a vocabulary of {vocab_size}, "
-            f"got ids from {tokens.min()} to {tokens.max()}"
-        )
-    if int(n_heads) != n_heads or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    tokens = token_ids(tokens, "tokens", vocab_size, item="token")
+    if tokens.ndim not in (1, 2) or tokens.shape[-1] == 0:
+        raise ValueError(f"tokens must have shape (n,) or (batch, n) with n >= 1, got shape {tokens.shape}")
+    n_heads = check_integer(n_heads, "n_heads", minimum=1)
     if d % n_heads != 0:
         raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")
     n = tokens.shape[-1]
@@ -216,12 +224,13 @@ def cross_entropy_backward(logits, targets):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import cross_entropy_backward
     >>> g = cross_entropy_backward(np.array([[0.0, 0.0]]), np.array([1]))
     >>> print(g)
     [[ 0.5 -0.5]]
     """
-    logits = np.asarray(logits, dtype=float)
-    targets = np.asarray(targets)
+    logits, targets = check_logits_and_targets(logits, targets)  # as cross_entropy_from_logits checks them
     one_hot = np.eye(logits.shape[-1])[targets]  # (..., V): 1 at each target
     return (softmax(logits, axis=-1) - one_hot) / targets.size  # prediction minus target
 
@@ -247,12 +256,30 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import layer_norm_backward
     >>> x = np.array([[1.0, 2.0, 4.0]])
     >>> dx, dg, db = layer_norm_backward(np.ones((1, 3)), x, np.ones(3))
     >>> print(np.abs(dx).max() < 1e-12, db)     # adding the same to every output changes nothing
     True [1. 1. 1.]
     """
-    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    dy, x, gamma = float_array(dy, "dy"), float_array(x, "x"), float_array(gamma, "gamma")
+    if x.ndim == 0 or x.shape[-1] == 0 or dy.shape != x.shape or gamma.shape != x.shape[-1:]:
+        raise ValueError(
+            f"layer_norm_backward needs dy shaped like x and gamma of shape (d,) with d = x.shape[-1]; "
+            f"got dy {dy.shape}, x {x.shape}, gamma {gamma.shape}"
+        )
+    for name, a in (("dy", dy), ("x", x), ("gamma", gamma)):
+        check_no_nan(a, name, finite=True)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught just below
+        var = x.var(axis=-1, keepdims=True)
+    if not np.all(
+        np.isfinite(var)
+    ):  # |x| past about 1e154: work on x / c, as x_hat does not change and dx scales by 1/c
+        c = np.max(np.abs(x))
+        dx, dgamma, dbeta = layer_norm_backward(dy, x / c, gamma, eps / c / c)
+        return dx / c, dgamma, dbeta
+    s = np.sqrt(var + eps)
     x_hat = (x - x.mean(axis=-1, keepdims=True)) / s
     g = dy * gamma
     dx = (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) / s
@@ -263,7 +290,7 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
 # --8<-- [end:layer_norm_backward]
 
 
-def _weight_grad(inputs, d_outputs):
+def weight_grad(inputs, d_outputs):
     """``inputs^T @ d_outputs`` summed over every token of every sequence: the gradient of a weight matrix."""
     return inputs.reshape(-1, inputs.shape[-1]).T @ d_outputs.reshape(-1, d_outputs.shape[-1])
 
@@ -292,6 +319,8 @@ def backward(params, cache, dlogits):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import backward, forward, init_params
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> logits, cache = forward(params, np.array([0, 1, 2]), n_heads=2)
     >>> grads = backward(params, cache, np.ones_like(logits))
@@ -299,26 +328,31 @@ def backward(params, cache, dlogits):
     True
     """
     P, C = params, cache
+    dlogits = float_array(dlogits, "dlogits")
+    if dlogits.shape != C["z"].shape[:-1] + P["W_U"].shape[-1:]:
+        raise ValueError(
+            f"dlogits must be shaped like the logits, {C['z'].shape[:-1] + P['W_U'].shape[-1:]}, got {dlogits.shape}"
+        )
     n_heads, d_head = C["n_heads"], C["q"].shape[-1]
     grads = {}
 
     # logits = z @ W_U, z = LN_f(x2)
-    grads["W_U"] = _weight_grad(C["z"], dlogits)
+    grads["W_U"] = weight_grad(C["z"], dlogits)
     dz = dlogits @ P["W_U"].T
     dx2, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dz, C["x2"], P["lnf_g"])
 
     # x2 = x1 + relu(c @ W_1 + b_1) @ W_2 + b_2, c = LN_2(x1)
-    grads["W_2"] = _weight_grad(C["r"], dx2)
+    grads["W_2"] = weight_grad(C["r"], dx2)
     grads["b_2"] = dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)
     du = (dx2 @ P["W_2"].T) * (C["u"] > 0)  # ReLU passes gradient where u > 0
-    grads["W_1"] = _weight_grad(C["c"], du)
+    grads["W_1"] = weight_grad(C["c"], du)
     grads["b_1"] = du.reshape(-1, du.shape[-1]).sum(axis=0)
     dc = du @ P["W_1"].T
     dx1_ffn, grads["ln2_g"], grads["ln2_b"] = layer_norm_backward(dc, C["x1"], P["ln2_g"])
     dx1 = dx2 + dx1_ffn  # residual: both paths add up
 
     # x1 = x0 + merge(softmax(q k^T / sqrt(d_head)) v) @ W_O
-    grads["W_O"] = _weight_grad(C["o"], dx1)
+    grads["W_O"] = weight_grad(C["o"], dx1)
     d_heads = split_heads(dx1 @ P["W_O"].T, n_heads)  # (..., h, n, d_head)
     w = C["weights"]
     dv = np.swapaxes(w, -1, -2) @ d_heads
@@ -327,9 +361,9 @@ def backward(params, cache, dlogits):
     dq = dscores @ C["k"] / np.sqrt(d_head)
     dk = np.swapaxes(dscores, -1, -2) @ C["q"] / np.sqrt(d_head)
     dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)  # back to (..., n, d)
-    grads["W_Q"] = _weight_grad(C["a"], dq)
-    grads["W_K"] = _weight_grad(C["a"], dk)
-    grads["W_V"] = _weight_grad(C["a"], dv)
+    grads["W_Q"] = weight_grad(C["a"], dq)
+    grads["W_K"] = weight_grad(C["a"], dk)
+    grads["W_V"] = weight_grad(C["a"], dv)
     da = dq @ P["W_Q"].T + dk @ P["W_K"].T + dv @ P["W_V"].T
     dx0_attn, grads["ln1_g"], grads["ln1_b"] = layer_norm_backward(da, C["x0"], P["ln1_g"])
     dx0 = dx1 + dx0_attn
@@ -349,6 +383,8 @@ def loss_and_grads(params, tokens, targets, n_heads):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import init_params, loss_and_grads
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> loss, grads = loss_and_grads(params, np.array([0, 1, 2]), np.array([1, 2, 3]), n_heads=2)
     >>> print(round(loss, 4), sorted(grads) == sorted(params))
@@ -376,6 +412,7 @@ def make_windows(stream, seq_len):
 
     Examples
     --------
+    >>> from transformer_math.transformer import make_windows
     >>> x, y = make_windows([0, 1, 2, 3, 4], seq_len=3)
     >>> print(x, y, sep="\n")
     [[0 1 2]
@@ -384,7 +421,12 @@ def make_windows(stream, seq_len):
      [2 3 4]]
     """
     stream = np.asarray(stream)
-    if seq_len < 1 or len(stream) <= seq_len:
+    if stream.ndim != 1 or stream.dtype == bool or not np.issubdtype(stream.dtype, np.integer):
+        raise ValueError(
+            f"stream must be a 1-D array of integer token ids, got shape {stream.shape}, dtype {stream.dtype}"
+        )
+    seq_len = check_integer(seq_len, "seq_len", minimum=1)
+    if len(stream) <= seq_len:
         raise ValueError(f"need a stream longer than seq_len = {seq_len}, got {len(stream)} tokens")
     starts = np.arange(len(stream) - seq_len)[:, None]
     offsets = np.arange(seq_len)[None, :]
@@ -406,6 +448,7 @@ def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01, m
 
     Examples
     --------
+    >>> from transformer_math.transformer import init_params, make_windows, train
     >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
     >>> x, y = make_windows([0, 1, 2] * 4, seq_len=4)
     >>> losses = train(params, x, y, n_heads=2, steps=30)
@@ -416,6 +459,7 @@ def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01, m
     >>> bool(losses[-1] < losses[0] / 10)
     True
     """
+    steps = check_integer(steps, "steps")
     names = list(params)
     optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=weight_decay)
     losses = []
@@ -464,6 +508,8 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import sampling_distribution
     >>> logits = np.array([2.0, 1.0, 0.0, -1.0])
     >>> print(sampling_distribution(logits).round(4))
     [0.6439 0.2369 0.0871 0.0321]
@@ -522,6 +568,8 @@ def sample_token(logits, rng, temperature=1.0, top_k=None, top_p=None):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from transformer_math.transformer import sample_token
     >>> rng = np.random.default_rng(0)
     >>> logits = np.array([2.0, 1.0, 0.0, -1.0])
     >>> [sample_token(logits, rng) for _ in range(8)]
@@ -554,6 +602,7 @@ def generate(params, prompt, n_new, n_heads, context=None, temperature=0.0, top_
 
     Examples
     --------
+    >>> from transformer_math.transformer import generate, init_params
     >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
     >>> len(generate(params, [0, 1], n_new=3, n_heads=2))
     5
@@ -561,11 +610,16 @@ def generate(params, prompt, n_new, n_heads, context=None, temperature=0.0, top_
     >>> a == generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3)
     True
     """
+    if np.ndim(prompt) != 1 or len(prompt) == 0:
+        raise ValueError(f"prompt must be a non-empty 1-D sequence of token ids, got {prompt!r}")
+    tokens = [int(t) for t in token_ids(prompt, "prompt", params["W_E"].shape[0], item="token")]
+    n_new = check_integer(n_new, "n_new")
+    if context is not None:
+        context = check_integer(context, "context", minimum=1)
     sampling_distribution(np.zeros(params["W_E"].shape[0]), temperature, top_k, top_p)  # checks them once
     if (top_k is not None or top_p is not None) and temperature == 0:
         raise ValueError("top_k and top_p need temperature > 0; temperature = 0 is greedy decoding")
     rng = np.random.default_rng(seed)
-    tokens = [int(t) for t in prompt]
     for _ in range(n_new):
         window = tokens if context is None else tokens[-context:]
         logits, _ = forward(params, np.array(window), n_heads)

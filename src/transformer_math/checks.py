@@ -1,0 +1,137 @@
+r"""The input checks every function of the library makes, written once.
+
+Each check either returns its argument in the form the function needs or raises an error that names
+the argument and says what it got: ``TypeError`` when the *kind* of value is wrong (a string, a boolean
+array, a float where a count is needed), ``ValueError`` when the kind is right but the value is not (an
+axis out of range, a shape that does not fit, a NaN, a target outside the vocabulary).
+
+Two conventions live here, so that every module applies the same ones:
+
+* **dtype**: a floating-point array keeps its precision (float32 in, float32 out, as in PyTorch);
+  integers become float64; booleans, complex numbers, strings and objects are refused.
+* **axis**: an integer from ``-ndim`` to ``ndim - 1``; anything else is refused before NumPy sees it.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.checks import float_array
+>>> print(float_array([1, 2], "x").dtype, float_array(np.ones(2, dtype=np.float32), "x").dtype)
+float64 float32
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "real_array",
+    "float_array",
+    "check_axis",
+    "check_axes",
+    "check_no_nan",
+    "check_integer",
+    "check_number",
+    "token_ids",
+]
+
+
+# --8<-- [start:float_array]
+def real_array(x, name: str) -> np.ndarray:
+    """``x`` as an array of integers or floats, as given; booleans, complex numbers and text are refused."""
+    try:
+        array = np.asarray(x)
+    except ValueError:  # a ragged list such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be a rectangular array of numbers, got {x!r}") from None
+    if array.dtype == bool:
+        raise TypeError(
+            f"{name} must hold numbers, got a boolean array of shape {array.shape}; for 0 and 1 use .astype(float)"
+        )
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype} (shape {array.shape})")
+    return array
+
+
+def float_array(x, name: str) -> np.ndarray:
+    """``x`` as a floating-point array: float16/32/64 keep their precision, integers become float64."""
+    array = real_array(x, name)  # refuses booleans, complex numbers, text and ragged lists
+    return array if np.issubdtype(array.dtype, np.floating) else array.astype(np.float64)
+
+
+# --8<-- [end:float_array]
+
+
+# --8<-- [start:check_axis]
+def check_axis(axis, x: np.ndarray, name: str = "x") -> int:
+    """``axis`` as an int from ``-x.ndim`` to ``x.ndim - 1``, or an error naming the axis and ``x``'s shape."""
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be an integer, got {axis!r}")
+    if x.ndim == 0:
+        raise ValueError(f"{name} is a scalar (shape ()); it has no axis {axis} to work along")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(
+            f"axis {axis} is out of range for {name} of shape {x.shape} (valid: {-x.ndim} to {x.ndim - 1})"
+        )
+    return int(axis)
+
+
+# --8<-- [end:check_axis]
+
+
+def check_axes(axis, x: np.ndarray, name: str = "x") -> tuple[int, ...]:
+    """``axis`` (``None``, an integer or a tuple of integers) as a tuple of distinct axes of ``x``."""
+    if axis is None:
+        return tuple(range(x.ndim))
+    axes = tuple(check_axis(a, x, name) % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"axis {axis} names the same axis of {name} (shape {x.shape}) twice")
+    return axes
+
+
+def check_no_nan(x: np.ndarray, name: str, *, finite: bool = False) -> None:
+    """Refuse NaN (and +-inf too if ``finite``), saying where the first one is."""
+    bad = ~np.isfinite(x) if finite else np.isnan(x)
+    if np.any(bad):
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = "NaN" if np.isnan(x[where]) else f"{float(x[where])}"
+        raise ValueError(f"{name} contains {value} (first at index {where} of shape {x.shape})")
+
+
+def check_integer(value, name: str, minimum: int = 0) -> int:
+    """``value`` as a Python int ``>= minimum``: a count, a size, a length, a number of steps."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+# --8<-- [start:check_number]
+def check_number(value, name: str, *, positive: bool = False) -> float:
+    """``value`` as a finite Python float (``> 0`` if ``positive``): a step, a temperature, an epsilon."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    number = float(value)
+    if not math.isfinite(number) or (positive and number <= 0):
+        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {value!r}")
+    return number
+
+
+# --8<-- [end:check_number]
+
+
+def token_ids(targets, name: str, vocab: int, item: str = "target") -> np.ndarray:
+    """``targets`` as an integer array of ids in ``0 .. vocab - 1``; ``item`` names one entry in messages."""
+    targets = np.asarray(targets)
+    if targets.dtype == bool or not np.issubdtype(targets.dtype, np.integer):
+        raise TypeError(f"{name} must be integer token ids, got dtype {targets.dtype}")
+    bad = (targets < 0) | (targets >= vocab)
+    if np.any(bad):
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{item} {int(targets[where])} at position {where} of {name} is out of range "
+            f"for a vocabulary of {vocab} tokens (valid ids: 0 to {vocab - 1})"
+        )
+    return targets
