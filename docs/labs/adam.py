@@ -19,9 +19,10 @@
 #
 # $$
 # \begin{aligned}
-# m &\leftarrow \beta_1 m + (1 - \beta_1)\, g, \qquad v \leftarrow \beta_2 v + (1 - \beta_2)\, g^2, \\
-# \hat m &= \frac{m}{1 - \beta_1^t}, \qquad \hat v = \frac{v}{1 - \beta_2^t}, \qquad
-# \theta \leftarrow \theta - \eta \, \frac{\hat m}{\sqrt{\hat v} + \epsilon}.
+# m &\leftarrow \beta_1 m + (1 - \beta_1)\, g, \\
+# v &\leftarrow \beta_2 v + (1 - \beta_2)\, g^2, \\
+# \hat m &= \frac{m}{1 - \beta_1^t}, \quad \hat v = \frac{v}{1 - \beta_2^t}, \\
+# \theta &\leftarrow \theta - \eta \, \frac{\hat m}{\sqrt{\hat v} + \epsilon}.
 # \end{aligned}
 # $$
 #

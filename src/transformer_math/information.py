@@ -5,7 +5,8 @@ For distributions $P$ and $Q$ over the same outcomes (natural logarithms, so the
 $$\begin{aligned}
 H(P) &= -\sum_x P(x)\log P(x), \\
 H(P, Q) &= -\sum_x P(x)\log Q(x), \\
-D_{\mathrm{KL}}(P\,\|\,Q) &= \sum_x P(x)\log\frac{P(x)}{Q(x)} = H(P, Q) - H(P).
+D_{\mathrm{KL}}(P\,\|\,Q) &= \sum_x P(x)\log\frac{P(x)}{Q(x)} \\
+&= H(P, Q) - H(P).
 \end{aligned}$$
 
 The convention $0 \log 0 = 0$ holds throughout (the limit of $p \log p$ as $p \to 0$), so a one-hot

@@ -154,8 +154,9 @@ class Adam(Optimizer):
     At step $t = 1, 2, \ldots$, for every parameter $\theta$ with gradient $g$:
 
     $$\begin{aligned}
-    m &\leftarrow \beta_1 m + (1 - \beta_1) g, & v &\leftarrow \beta_2 v + (1 - \beta_2) g^2, \\
-    \hat m &= \frac{m}{1 - \beta_1^t}, & \hat v &= \frac{v}{1 - \beta_2^t},
+    m &\leftarrow \beta_1 m + (1 - \beta_1) g, \\
+    v &\leftarrow \beta_2 v + (1 - \beta_2) g^2, \\
+    \hat m &= \frac{m}{1 - \beta_1^t}, \quad \hat v = \frac{v}{1 - \beta_2^t},
     \end{aligned}$$
 
     $$\theta \leftarrow \theta - \eta \frac{\hat m}{\sqrt{\hat v} + \epsilon},$$
@@ -269,8 +270,10 @@ def clip_grad_norm(grads, max_norm):
 
     The global norm treats every gradient of every parameter as one long vector,
 
-    $$\lVert g \rVert = \sqrt{\textstyle\sum_i \lVert g_i \rVert^2}, \qquad
-    g_i \leftarrow g_i \cdot \min\!\left(1, \frac{c}{\lVert g \rVert}\right),$$
+    $$\begin{aligned}
+    \lVert g \rVert &= \sqrt{\textstyle\sum_i \lVert g_i \rVert^2}, \\
+    g_i &\leftarrow g_i \cdot \min\!\left(1, \frac{c}{\lVert g \rVert}\right),
+    \end{aligned}$$
 
     with $c$ = ``max_norm``. Every gradient is scaled by the same factor, so the direction of the step
     is kept and only its length is capped: one unlucky batch cannot throw the parameters far away.
@@ -318,8 +321,9 @@ def warmup_cosine(step, total_steps, warmup_steps, peak_lr, min_lr=0.0):
 
     With $t$ = ``step``, $W$ = ``warmup_steps``, $T$ = ``total_steps``:
 
-    $$\eta_t = \eta_{\max} \frac{t + 1}{W} \quad (t < W), \qquad
-    \eta_t = \eta_{\min} + \frac{\eta_{\max} - \eta_{\min}}{2} \bigl(1 + \cos \pi p\bigr),$$
+    $$\eta_t = \eta_{\max} \frac{t + 1}{W} \quad (t < W),$$
+
+    $$\eta_t = \eta_{\min} + \frac{\eta_{\max} - \eta_{\min}}{2} \bigl(1 + \cos \pi p\bigr),$$
 
     otherwise, with $p = (t - W) / (T - W - 1)$ going from 0 at the first step after the warm-up to 1
     at the last step. The warm-up lets Adam's running averages settle before the steps get large;

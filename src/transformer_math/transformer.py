@@ -6,18 +6,18 @@ block (as in GPT-2), the forward pass is
 $$
 \begin{aligned}
 X_0 &= W_E[t] + PE \\
-&\qquad \text{embeddings plus positions, } (n, d) \\
+&\quad \text{embeddings plus positions, } (n, d) \\
 X_1 &= X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0)) \\
-&\qquad \text{causal multi-head attention, residual} \\
-X_2 &= X_1 + \operatorname{ReLU}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 + b_2 \\
-&\qquad \text{feed-forward, residual} \\
+&\quad \text{causal multi-head attention, residual} \\
+X_2 &= X_1 + \operatorname{FFN}(\operatorname{LN}_2(X_1)) \\
+&\quad \text{feed-forward, residual} \\
 Z &= \operatorname{LN}_f(X_2)\, W_U \qquad \text{logits, } (n, V)
 \end{aligned}
 $$
 
-and the loss is the mean cross entropy of the logits against the next tokens. :func:`backward` applies
-the chain rule to each of these lines in reverse order and returns the gradient of the loss with
-respect to *every* parameter; :func:`train` hands those gradients to
+with $\operatorname{FFN}(C) = \operatorname{ReLU}(C W_1 + b_1)\, W_2 + b_2$, and the loss is the mean cross
+entropy of the logits against the next tokens. :func:`backward` applies the chain rule to each of these
+lines in reverse order and returns the gradient of the loss with respect to *every* parameter; :func:`train` hands those gradients to
 :class:`~transformer_math.optim.AdamW`.
 
 The building blocks come from the rest of the library: ``softmax`` and ``log_softmax``
