@@ -17,8 +17,8 @@ $$
 
 with $\operatorname{FFN}(C) = \operatorname{ReLU}(C W_1 + b_1)\, W_2 + b_2$, and the loss is the mean cross
 entropy of the logits against the next tokens. :func:`backward` applies the chain rule to each of these
-lines in reverse order and returns the gradient of the loss with respect to *every* parameter; :func:`train` hands those gradients to
-:class:`~transformer_math.optim.AdamW`.
+lines in reverse order and returns the gradient of the loss with respect to *every* parameter;
+:func:`train` hands those gradients to :class:`~transformer_math.optim.AdamW`.
 
 The building blocks come from the rest of the library: ``softmax`` and ``log_softmax``
 (:mod:`transformer_math.softmax`), ``layer_norm`` (:mod:`transformer_math.stats`),
