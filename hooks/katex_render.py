@@ -172,7 +172,9 @@ def render_math(page_html: str, where: str) -> str:
         except ValueError as err:
             raise PluginError(f"{where}: invalid TeX in formula {tex!r}: {err}") from None
         formula = f"{match.group('open')}{rendered}</{match.group('tag')}>"
-        if match.group("punct") and not display:  # kept on the formula's line (extra.css): no line starts with ","
+        # Punctuation after an inline formula stays on its line (extra.css: no line starts with ","), for a
+        # formula short enough to move whole to the next line; a longer one must keep its own line breaks.
+        if match.group("punct") and not display and len(html.unescape(TAG.sub("", MATHML.sub("", rendered)))) <= 22:
             return f'<span class="formula-punct">{formula}{match.group("punct")}</span>'
         return formula + (match.group("punct") or "")
 

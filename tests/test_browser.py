@@ -245,7 +245,8 @@ def test_the_theme_works_with_no_input_and_follows_a_dark_system(built_site, tmp
             context.close()
 
 
-# A reader's query -> the chapter that teaches it, which must be the first result (above the API reference).
+# A reader's query -> the chapter that teaches it, which must be the first result (above the API reference
+# and the labs).
 SEARCHES = {
     "softmax": "part-2/softmax/",
     "AdamW": "part-3/optimizers/",
@@ -271,6 +272,13 @@ SEARCHES = {
     "embedding": "part-4/embeddings/",
     "transformer block": "part-4/block/",
     "scaled dot-product attention": "part-4/attention/",
+    "Bayes": "part-2/conditional/",
+    "conditional probability": "part-2/conditional/",
+    "likelihood": "part-2/likelihood/",
+    "covariance": "part-2/statistics/",
+    "weight decay": "part-3/optimizers/",
+    "causal mask": "part-4/attention/",
+    "gradient clipping": "part-3/optimizers/",
 }
 SEARCH_RESULTS_JS = """() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => ({
     href: a.getAttribute('href'), text: a.innerText}))"""

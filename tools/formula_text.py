@@ -37,6 +37,8 @@ SYMBOLS = {
     "cdots": "⋯",
     "ell": "ℓ",
     "varepsilon": "ε",
+    "lambda": "λ",  # Unicode spells it LAMDA
+    "Lambda": "Λ",
 }
 WORDS = {"log", "ln", "exp", "max", "min", "arg", "argmax", "sin", "cos", "tanh", "det", "lim"}
 
