@@ -2,8 +2,9 @@
 
 A chapter's notebook (every page of ``docs/part-*/`` but the index pages) is made from its Markdown by
 ``tools/chapter_notebook.py``, cached by a hash of everything it depends on. A lab
-(``docs/labs/*.py``, jupytext) is its own notebook; mkdocs-jupyter renders it, and this reshapes that HTML
-so it needs neither JupyterLab's CSS nor any script. ``page.nb_url`` is the download button's link.
+(``docs/labs/*.py``, jupytext) is its own notebook, downloaded with its blanks; the site shows it solved
+(``tools/labs.py``): mkdocs-jupyter renders the solved copy, and this reshapes that HTML so it needs
+neither JupyterLab's CSS nor any script. ``page.nb_url`` is the download button's link.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from tools.chapter_notebook import chapter_notebook
+from tools.labs import solved_page
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = re.compile(r"^part-[^/]+/(?!index\.md$)[^/]+\.md$")
 LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
 NOTEBOOK_CACHE = ROOT / ".cache" / "notebooks"  # one .ipynb per chapter and lab, by a hash of all it depends on
+SOLVED_LABS = ROOT / ".cache" / "solved" / "labs"  # what mkdocs-jupyter runs and renders; "labs/" for its include
 LAB_HTML_CACHE = ROOT / ".cache" / "labs-html"  # each lab page's reshaped HTML, by a hash of its HTML and this file
 
 
@@ -66,10 +69,29 @@ def on_files(files, config):
                 notebook.metadata.pop("jupytext", None)
             cached.write_text(nbformat.writes(notebook), encoding="utf-8")
         files.append(File.generated(config, notebook_path(file.src_uri), content=cached.read_text(encoding="utf-8")))
+        if LAB.match(file.src_uri):
+            file.abs_src_path = _solved_lab(file, inputs)
     for stale in NOTEBOOK_CACHE.glob("*.ipynb"):
         if stale.name not in used:
             stale.unlink()
     return files
+
+
+def _solved_lab(file, inputs: bytes) -> str:
+    """Write the lab with its solutions filled in; mkdocs-jupyter caches its run by the file's content, so the
+    hash of the library and snippets goes into the notebook's metadata: a library change runs it again."""
+    notebook = solved_page(jupytext.reads(file.content_string, fmt="py:percent"))
+    notebook.metadata["built_from"] = hashlib.sha256(inputs).hexdigest()[:16]
+    path = SOLVED_LABS / Path(file.src_uri).name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = jupytext.writes(notebook, fmt="py:percent")
+    if read_text(path) != text:  # an unchanged file keeps `mkdocs serve` from seeing a change
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def read_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
 def _inputs_hash(config) -> str:

@@ -5,8 +5,8 @@ the learner to replace, each followed by a Markdown cell holding the reference s
 fence in a folded ``<details>`` block), and check cells that call ``check(name, answer, expected)``,
 which prints one verdict per call: ``Correct: name``, ``Wrong: name ...`` or ``Not yet: name ...``.
 
-* As published, every check says "Not yet" (this is also what the site shows; the build runs it).
-* With every exercise replaced by its solution, every check says "Correct".
+* As published (the notebook a reader downloads), every check says "Not yet".
+* With every exercise replaced by its solution, every check says "Correct"; the site shows this run.
 * With one exercise replaced by a typical mistake, that exercise's checks say "Wrong".
 """
 
@@ -23,10 +23,10 @@ import pytest
 from nbclient import NotebookClient
 
 from tools.kernels import KernelManager
+from tools.labs import exercises, solution, solved, with_code
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
-SOLUTION = re.compile(r"<details>.*?```python\n(?P<code>.*?)\n```.*?</details>", re.S)
 VERDICT = re.compile(
     r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>.*?)(?: - | is\b| has\b| raised\b| contains\b|$)", re.M
 )
@@ -274,31 +274,6 @@ def load(lab: Path) -> nbformat.NotebookNode:
     return jupytext.read(lab)
 
 
-def exercises(notebook) -> list[int]:
-    return [i for i, cell in enumerate(notebook.cells) if "exercise" in cell.metadata.get("tags", [])]
-
-
-def solution(notebook, exercise_index: int) -> str:
-    """The reference solution of an exercise: the python fence of the folded block right after it."""
-    following = notebook.cells[exercise_index + 1]
-    match = SOLUTION.search(following.source) if following.cell_type == "markdown" else None
-    assert match, f"exercise cell {exercise_index} has no <details> solution right after it"
-    return match.group("code")
-
-
-def with_code(notebook, replacements: dict[int, str]):
-    """A copy of ``notebook`` whose exercise cells (numbered from 1) hold the given code."""
-    changed = copy.deepcopy(notebook)
-    cells = exercises(changed)
-    for number, code in replacements.items():
-        changed.cells[cells[number - 1]].source = code
-    return changed
-
-
-def solved(notebook):
-    return with_code(notebook, {n: solution(notebook, i) for n, i in enumerate(exercises(notebook), start=1)})
-
-
 def run(notebook) -> list[tuple[str, str]]:
     """Execute the notebook in a fresh kernel; return the (verdict, check name) of every check call."""
     executed = copy.deepcopy(notebook)
@@ -410,6 +385,26 @@ def test_lab_pages_weigh_no_more_than_twice_a_chapter(built_site):
     for lab in LABS:
         weight = first_load_gzip_bytes(built_site, f"labs/{lab.stem}")
         assert weight <= 2 * median, f"{lab.stem}: {weight} gzip bytes, a median chapter {median}"
+
+
+def test_lab_pages_show_the_solved_run_and_the_download_keeps_the_blanks(built_site):
+    from bs4 import BeautifulSoup
+
+    for lab in LABS:
+        notebook = load(lab)
+        soup = BeautifulSoup((built_site / "labs" / lab.stem / "index.html").read_text(encoding="utf-8"), "html.parser")
+        assert "This page shows the lab solved" in soup.get_text(), f"{lab.stem}: no note that the page is solved"
+        printed = "\n".join(block.get_text() for block in soup.select(".language-output"))
+        shown = [match.group("verdict") for match in VERDICT.finditer(printed)]
+        assert shown == ["Correct"] * check_calls(notebook), f"{lab.stem}: the page shows {shown}"
+        cells = [" ".join(cell.get_text().split()) for cell in soup.select(".celltag_solution .highlight")]
+        solutions = [" ".join(solution(notebook, index).split()) for index in exercises(notebook)]
+        assert cells == solutions, f"{lab.stem}: the solution cells differ from the reference solutions"
+        assert not soup.select("details"), f"{lab.stem}: the folded solutions are shown twice"
+        download = nbformat.reads((built_site / "notebooks" / f"lab-{lab.stem}.ipynb").read_text("utf-8"), 4)
+        blanks = [download.cells[index].source for index in exercises(download)]
+        assert blanks == [notebook.cells[index].source for index in exercises(notebook)], lab.stem
+        assert all("..." in blank for blank in blanks), f"{lab.stem}: a downloaded exercise has no blank"
 
 
 def test_lab_pages_have_rendered_math_and_no_notebook_css_or_scripts(built_site):
