@@ -368,3 +368,23 @@ def test_the_whole_guide_is_one_pdf_with_contents_page_numbers_and_every_chapter
     assert "Contents" in first and "Page 1" in first, first[:300]
     assert f"Page {len(reader.pages) // 2 + 1}" in later
     assert "Skip to content" not in first + later and "Initializing search" not in first + later
+
+
+def test_the_pdf_is_printed_from_a_relative_site_folder(tmp_path, monkeypatch):
+    """`python3 dev.py build` (and so the Pages workflow) passes "site": Chromium needs an absolute file:// address."""
+    from tools.pdf import PDF_NAME, make_pdf
+
+    site = tmp_path / "site"
+    (site / "print_page").mkdir(parents=True)
+    (site / "print_page" / "index.html").write_text("<details><summary>A solution</summary></details>")
+    browser = tmp_path / "browser"  # writes "pdf" where it is told to, if it was handed an existing file:// page
+    browser.write_text(
+        '#!/bin/sh\nfor a in "$@"; do case "$a" in\n'
+        '  --print-to-pdf=*) out="${a#--print-to-pdf=}";;\n'
+        '  file://*) test -f "${a#file://}" || exit 3;;\nesac; done\nprintf pdf > "$out"\n'
+    )
+    browser.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    made = make_pdf(Path("site"), browser=str(browser))
+    assert made == site.resolve() / PDF_NAME and made.read_bytes() == b"pdf"
+    assert not (site / "print_page").exists()

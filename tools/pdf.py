@@ -28,6 +28,7 @@ def find_browser() -> str | None:
 
 def make_pdf(site: Path, browser: str | None = None) -> Path | None:
     """Print ``site``'s print page to ``site / PDF_NAME`` and remove the print page; None without a browser."""
+    site = site.resolve()  # Chromium is handed a file:// address, which must be absolute (dev.py passes "site")
     print_dir = site / "print_page"
     browser = browser or find_browser()
     if browser is None:
