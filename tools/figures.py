@@ -832,8 +832,9 @@ def _grid(
     width=1.0,
     hidden_label="−∞",
     signed=True,
+    height=1.0,
 ):
-    """Draw a matrix as a grid of cells (``width`` by 1) with its top-left corner at (x, y), row 0 on top.
+    """Draw a matrix as a grid of cells (``width`` by ``height``) with its top-left corner at (x, y), row 0 on top.
 
     A cell's opacity grows with |value| / scale; ``colour`` is one colour, or one per column. Negative
     values take colour "C1" if ``signed``. ``masked`` cells (True) are left pale and show ``hidden_label``."""
@@ -850,12 +851,12 @@ def _grid(
         else:
             fill = "C1" if signed and value < 0 else fill
             alpha = 0.12 + 0.6 * min(abs(value) / scale, 1.0)
-        corner = (x + c * width, y - r - 1)
-        ax.add_patch(Rectangle(corner, width, 1, facecolor=fill, alpha=alpha, edgecolor="none"))
-        ax.add_patch(Rectangle(corner, width, 1, fill=False, edgecolor="C5", lw=0.6))
+        corner = (x + c * width, y - (r + 1) * height)
+        ax.add_patch(Rectangle(corner, width, height, facecolor=fill, alpha=alpha, edgecolor="none"))
+        ax.add_patch(Rectangle(corner, width, height, fill=False, edgecolor="C5", lw=0.6))
         if numbers:
             label = hidden_label if hidden else f"{value:.2f}".replace("-", "−")
-            ax.text(x + (c + 0.5) * width, y - r - 0.5, label, ha="center", va="center", fontsize=fontsize)
+            ax.text(x + (c + 0.5) * width, y - (r + 0.5) * height, label, ha="center", va="center", fontsize=fontsize)
 
 
 def _down_arrow(ax, x, y_from, y_to, label="", fontsize=11):
@@ -863,6 +864,14 @@ def _down_arrow(ax, x, y_from, y_to, label="", fontsize=11):
     ax.annotate("", xy=(x, y_to), xytext=(x, y_from), arrowprops={"arrowstyle": "-|>", "lw": 1.5, "color": "C5"})
     if label:
         ax.text(x + 0.3, (y_from + y_to) / 2, label, va="center", fontsize=fontsize)
+
+
+def _fit(fig, ax, width):
+    """Size the figure to its drawing: ``width`` inches wide, equal scales on x and y, no empty margin."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    ax.set_aspect("equal")
+    fig.subplots_adjust(left=0, right=1, bottom=0, top=1)
+    fig.set_size_inches(width, width * (y1 - y0) / (x1 - x0))
 
 
 # --8<-- [end:diagram-helpers]
@@ -994,9 +1003,9 @@ def attention_steps() -> Figure:
     masked = np.where(mask, scores, -np.inf)
     assert np.allclose(softmax(masked, axis=-1), weights)  # the picture shows the library's own steps
 
-    fig = Figure(figsize=(3.9, 12.0))
+    fig = Figure()
     ax = fig.subplots()
-    left, cw = 1.5, 1.25  # room for the token names; cell width
+    left, cw, gap = 1.5, 1.5, 0.35  # room for the token names; cell width; gap between Q, K and V
 
     def rows(y):
         for i, word in enumerate(words):
@@ -1007,14 +1016,14 @@ def attention_steps() -> Figure:
 
     y = 0.0
     for j, (name, matrix) in enumerate([("Q", q), ("K", k), ("V", v)]):  # three (n, d_k) matrices
-        x = left + j * (d_k * cw + 0.4)
+        x = left + j * (d_k * cw + gap)
         _grid(ax, x, y, matrix, colour="C0", scale=2, numbers=True, fontsize=9, width=cw)
         title(x + d_k * cw / 2, y, f"${name}$")
     rows(y)
-    title(left + 3 * d_k * cw / 2 + 0.4, y + 1.0, f"$Q, K, V$: each $(n, d_k) = {q.shape}$")
-    centre = left + n * 1.5 / 2
+    title(left + 3 * d_k * cw / 2 + gap, y + 1.0, f"$Q, K, V$: each $(n, d_k) = {q.shape}$")
+    centre = left + n * cw / 2
     steps = [
-        (r"$S = Q K^\top / \sqrt{d_k}$", scores, None, "C0", 2, f"scores $S$: $(n, n) = {scores.shape}$"),
+        (r"$S = Q K^\top$ / √$d_k$", scores, None, "C0", 2, f"scores $S$: $(n, n) = {scores.shape}$"),
         ("causal mask", scores, ~mask, "C0", 2, r"$-\infty$ where key $j$ > query $i$"),
         ("softmax of each row", weights, ~mask, "C2", 1, r"weights $P$: each row sums to 1"),
     ]
@@ -1022,18 +1031,18 @@ def attention_steps() -> Figure:
         hidden_label = "0" if matrix is weights else "−∞"  # exp(-inf) = 0
         _down_arrow(ax, centre, y - n - 0.2, y - n - 1.5, arrow_label)
         y -= n + 2.3
-        _grid(ax, left, y, matrix, colour, scale, numbers=True, masked=hidden, width=1.5, hidden_label=hidden_label)
+        _grid(ax, left, y, matrix, colour, scale, numbers=True, masked=hidden, width=cw, hidden_label=hidden_label)
         title(centre, y, caption)
         rows(y)
     _down_arrow(ax, centre, y - n - 0.2, y - n - 1.5, r"weighted average: $P\,V$")
     y -= n + 2.3
-    _grid(ax, left, y, output, colour="C0", scale=2, numbers=True, width=1.5)
-    title(left + d_k * 1.5 / 2 + 1.0, y, f"output $(n, d_v) = {output.shape}$")
+    _grid(ax, left, y, output, colour="C0", scale=2, numbers=True, width=cw)
+    title(left + d_k * cw / 2 + 1.0, y, f"output $(n, d_v) = {output.shape}$")
     rows(y)
-    ax.set_xlim(0, left + 3 * d_k * cw + 0.9)
+    ax.set_xlim(0, left + 3 * d_k * cw + 2 * gap + 0.3)
     ax.set_ylim(y - n - 0.2, 2.0)
-    ax.set_aspect("equal")
     ax.axis("off")
+    _fit(fig, ax, width=4.0)
     return fig
 
 
@@ -1059,28 +1068,29 @@ def multi_head_flow() -> Figure:
     out = merged @ W_O
     by_head = [f"C{c // d_head}" for c in range(d)]  # column c belongs to head c // d_head + 1
 
-    fig = Figure(figsize=(3.9, 12.4))
+    fig = Figure()
     ax = fig.subplots()
     gap = 1.0  # between the heads
+    tall = n * 0.7  # height of a matrix: rows of 0.7
     centre = d / 2
 
     def title(x, y, text, colour=None):
         ax.text(x, y + 0.25, text, ha="center", va="bottom", fontsize=11, color=colour)
 
     def one(y, matrix, colour, text):  # one (n, d) matrix
-        _grid(ax, 0, y, matrix, colour=colour, scale=2, signed=False)
+        _grid(ax, 0, y, matrix, colour=colour, scale=2, signed=False, height=0.7)
         title(centre, y, text)
 
     def per_head(y, arrays, name, scale=2):  # an (h, n, ...) array: one matrix per head, side by side
         for j, array in enumerate(arrays):
             x = j * (array.shape[-1] + gap) - gap / 2
-            _grid(ax, x, y, array, colour=f"C{j}", scale=scale, signed=False)
+            _grid(ax, x, y, array, colour=f"C{j}", scale=scale, signed=False, height=0.7)
             title(x + array.shape[-1] / 2, y, name.format(j=j + 1), colour=f"C{j}")
 
     def step(y, label, below=0.0):  # an arrow down from the matrix at y (and its caption) to the next one
-        top = y - n - 0.3 - below
-        _down_arrow(ax, centre, top, top - 1.3, label)
-        return top - 2.2
+        top = y - tall - 0.2 - below
+        _down_arrow(ax, centre, top, top - 1.1, label)
+        return top - 2.0
 
     y = 0.0
     one(y, x, "C5", f"$X$: $(n, d) = {x.shape}$")
@@ -1088,23 +1098,28 @@ def multi_head_flow() -> Figure:
     one(y, Q, by_head, f"$Q = X\\,W_Q$: ${Q.shape}$")
     y = step(y, "split_heads")
     per_head(y, q, "$Q_{j}$")
-    ax.text(centre, y - n - 0.5, f"$(h, n, d_\\mathrm{{head}}) = {q.shape}$", ha="center", va="top", fontsize=11)
-    y = step(y, "attention per head", below=1.3)
+    ax.text(centre, y - tall - 0.3, f"$(h, n, d_\\mathrm{{head}}) = {q.shape}$", ha="center", va="top", fontsize=11)
+    y = step(y, "attention per head", below=0.9)
     per_head(y, weights, "$P_{j}$", scale=1)
-    ax.text(centre, y - n - 0.5, f"weights $(h, n, n) = {weights.shape}$", ha="center", va="top", fontsize=11)
-    y = step(y, r"$\cdot\, V_j$", below=1.3)
+    ax.text(centre, y - tall - 0.3, f"weights $(h, n, n) = {weights.shape}$", ha="center", va="top", fontsize=11)
+    y = step(y, r"$\cdot\, V_j$", below=0.9)
     per_head(y, heads, r"head$_{j}$")
     ax.text(
-        centre, y - n - 0.5, f"heads $(h, n, d_\\mathrm{{head}}) = {heads.shape}$", ha="center", va="top", fontsize=11
+        centre,
+        y - tall - 0.3,
+        f"heads $(h, n, d_\\mathrm{{head}}) = {heads.shape}$",
+        ha="center",
+        va="top",
+        fontsize=11,
     )
-    y = step(y, "merge_heads", below=1.3)
+    y = step(y, "merge_heads", below=0.9)
     one(y, merged, by_head, f"$O$, heads side by side: {merged.shape}")
     y = step(y, r"$\cdot\, W_O$ mixes the heads")
     one(y, out, "C2", f"output $O\\,W_O$: $(n, d) = {out.shape}$")
     ax.set_xlim(-0.8, d + 0.8)
-    ax.set_ylim(y - n - 0.2, 1.4)
-    ax.set_aspect("equal")
+    ax.set_ylim(y - tall - 0.2, 1.2)
     ax.axis("off")
+    _fit(fig, ax, width=3.9)
     return fig
 
 
