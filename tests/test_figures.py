@@ -78,3 +78,33 @@ def test_the_library_does_not_need_matplotlib():
     ]
     names = {re.match(r"[A-Za-z0-9_.-]+", requirement).group().lower() for requirement in required}
     assert names == {"numpy"}, f"the library requires {sorted(names)} (reinstall it if pyproject.toml changed)"
+
+
+def test_part_iv_diagrams_show_the_librarys_shapes_and_numbers():
+    """The diagrams of the block, of attention and of multi-head attention are computed, not typed: their
+    labels carry the shapes of a real forward pass and the attention weights the library returns."""
+    import numpy as np
+
+    from transformer_math.attention import causal_mask, scaled_dot_product_attention
+
+    def texts(fig):
+        return [text.get_text() for text in fig.axes[0].texts]
+
+    block = texts(figures.block_diagram())
+    for label in ["$X_0$ (4, 8)", "$X_1$ (4, 8)", "$X_2$ (4, 8)", "logits $Z$  (4, 5)", "tokens $t$  (4,)"]:
+        assert label in block, f"block diagram lacks {label!r}: {block}"
+    assert any("(4, 32)" in text for text in block), "the feed-forward's hidden shape (n, d_ff) is missing"
+
+    rng = np.random.default_rng(0)  # the attention diagram's own example
+    q, k, v = (rng.normal(size=(4, 2)) for _ in range(3))
+    output, weights = scaled_dot_product_attention(q, k, v, mask=causal_mask(4))
+    shown = texts(figures.attention_steps())
+    below = np.tril(np.ones((4, 4), dtype=bool))
+    for value in [*weights[below], *output.ravel()]:
+        assert f"{value:.2f}".replace("-", "−") in shown, f"attention diagram lacks the value {value:.2f}"
+    assert shown.count("−∞") == 6 and shown.count("0") == 6, "the causal mask hides the 6 cells above the diagonal"
+
+    fig = figures.multi_head_flow()
+    flow = texts(fig)
+    assert sum("(2, 4, 4)" in text for text in flow) == 3, flow  # split, weights, heads: (h, n, ...)
+    assert len(fig.axes[0].patches) == 2 * 7 * 4 * 8  # 7 arrays of 32 cells, each a fill and a border

@@ -815,6 +815,317 @@ def optimizers_compared() -> Figure:
 # --8<-- [end:optimizers-compared]
 
 
+# --- Part IV diagrams: the block, attention and multi-head attention, with the library's own shapes --
+
+
+# --8<-- [start:diagram-helpers]
+def _grid(
+    ax,
+    x,
+    y,
+    values,
+    colour="C0",
+    scale=None,
+    numbers=False,
+    masked=None,
+    fontsize=10,
+    width=1.0,
+    hidden_label="−∞",
+    signed=True,
+    height=1.0,
+):
+    """Draw a matrix as a grid of cells (``width`` by ``height``) with its top-left corner at (x, y), row 0 on top.
+
+    A cell's opacity grows with |value| / scale; ``colour`` is one colour, or one per column. Negative
+    values take colour "C1" if ``signed``. ``masked`` cells (True) are left pale and show ``hidden_label``."""
+    from matplotlib.patches import Rectangle
+
+    values = np.atleast_2d(values)
+    scale = scale or max(float(np.abs(values[np.isfinite(values)]).max()), 1e-9)
+    for r, c in np.ndindex(values.shape):
+        value = values[r, c]
+        hidden = masked is not None and masked[r, c]
+        fill = colour if isinstance(colour, str) else colour[c]
+        if hidden:
+            fill, alpha = "C5", 0.12
+        else:
+            fill = "C1" if signed and value < 0 else fill
+            alpha = 0.12 + 0.6 * min(abs(value) / scale, 1.0)
+        corner = (x + c * width, y - (r + 1) * height)
+        ax.add_patch(Rectangle(corner, width, height, facecolor=fill, alpha=alpha, edgecolor="none"))
+        ax.add_patch(Rectangle(corner, width, height, fill=False, edgecolor="C5", lw=0.6))
+        if numbers:
+            label = hidden_label if hidden else f"{value:.2f}".replace("-", "−")
+            ax.text(x + (c + 0.5) * width, y - (r + 0.5) * height, label, ha="center", va="center", fontsize=fontsize)
+
+
+def _down_arrow(ax, x, y_from, y_to, label="", fontsize=11):
+    """A vertical arrow from y_from down to y_to, with its label to the right."""
+    ax.annotate("", xy=(x, y_to), xytext=(x, y_from), arrowprops={"arrowstyle": "-|>", "lw": 1.5, "color": "C5"})
+    if label:
+        ax.text(x + 0.3, (y_from + y_to) / 2, label, va="center", fontsize=fontsize)
+
+
+def _fit(fig, ax, width):
+    """Size the figure to its drawing: ``width`` inches wide, equal scales on x and y, no empty margin."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    ax.set_aspect("equal")
+    fig.subplots_adjust(left=0, right=1, bottom=0, top=1)
+    fig.set_size_inches(width, width * (y1 - y0) / (x1 - x0))
+
+
+# --8<-- [end:diagram-helpers]
+
+
+@figure("block-diagram")
+# --8<-- [start:block-diagram]
+def block_diagram() -> Figure:
+    """The pre-LN block: a residual stream with two branches, each LayerNorm then a sub-layer then +.
+
+    The shapes are read from a real forward pass of the library's model (n = 4, d = 8, d_ff = 32, V = 5)."""
+    from matplotlib.patches import Circle, FancyBboxPatch
+
+    from transformer_math.transformer import forward, init_params
+
+    params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
+    tokens = np.array([0, 1, 2, 3])  # "the cat sat on"
+    logits, cache = forward(params, tokens, n_heads=2)
+
+    def shape(array):
+        return str(tuple(array.shape))
+
+    fig = Figure(figsize=(4.3, 9.0))
+    ax = fig.subplots()
+    stream, side = 2.4, 7.7  # x of the residual stream and of the branches
+
+    def box(x, y, text, colour, width=4.0):
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2, y - 0.55),
+                width,
+                1.1,
+                boxstyle="round,pad=0.1",
+                facecolor=colour,
+                alpha=0.25,
+                edgecolor=colour,
+                lw=1.5,
+            )
+        )
+        ax.text(x, y, text, ha="center", va="center", fontsize=12)
+
+    def arrow(start, end, colour="C5", lw=1.5):
+        ax.annotate(
+            "",
+            xy=end,
+            xytext=start,
+            arrowprops={"arrowstyle": "-|>", "lw": lw, "color": colour, "shrinkA": 0, "shrinkB": 0},
+        )
+
+    def plus(y):
+        ax.add_patch(Circle((stream, y), 0.4, facecolor="none", edgecolor="C0", lw=2))
+        ax.text(stream, y, "+", ha="center", va="center", fontsize=15, color="C0")
+
+    box(stream, 21.0, f"tokens $t$  {shape(cache['tokens'])}", "C5", width=4.6)
+    arrow((stream, 20.35), (stream, 19.45))
+    box(stream, 18.8, r"$X_0 = W_E[t] + PE$", "C3", width=4.6)
+    ax.plot([stream, stream], [18.15, 3.95], color="C0", lw=4, solid_capstyle="butt")  # the residual stream
+    ax.text(stream - 0.45, 9.2, "residual stream", rotation=90, ha="center", va="center", fontsize=12, color="C0")
+    # attention branch
+    y_out, y_back = 16.6, 12.4
+    ax.text(stream + 0.3, 17.5, f"$X_0$ {shape(cache['x0'])}", va="center", fontsize=11)
+    arrow((stream, y_out), (side - 2.05, y_out))
+    box(side, y_out, r"$\mathrm{LN}_1$", "C4")
+    arrow((side, y_out - 0.65), (side, 15.05))
+    ax.text(side + 0.2, 15.35, f"$A$ {shape(cache['a'])}", va="center", fontsize=11)
+    box(side, 14.4, f"MHA: $h$ = {cache['n_heads']} heads,\ncausal mask", "C1", width=5.0)
+    ax.plot([side, side], [13.75, y_back], color="C5", lw=1.5)
+    arrow((side, y_back), (stream + 0.4, y_back))
+    o_shape = shape(cache["o"] @ params["W_O"])
+    ax.text((stream + side) / 2 + 0.3, y_back + 0.35, f"$O\\,W_O$ {o_shape}", ha="center", fontsize=11)
+    plus(y_back)
+    ax.text(stream + 0.3, y_back - 0.9, f"$X_1$ {shape(cache['x1'])}", va="center", fontsize=11)
+    # feed-forward branch
+    y_out, y_back = 10.6, 6.0
+    arrow((stream, y_out), (side - 2.05, y_out))
+    box(side, y_out, r"$\mathrm{LN}_2$", "C4")
+    arrow((side, y_out - 0.65), (side, 9.05))
+    ax.text(side + 0.2, 9.35, f"$C$ {shape(cache['c'])}", va="center", fontsize=11)
+    box(side, 8.1, f"FFN: ReLU hidden\nlayer $R$ {shape(cache['r'])}", "C2", width=5.0)
+    ax.plot([side, side], [7.25, y_back], color="C5", lw=1.5)
+    arrow((side, y_back), (stream + 0.4, y_back))
+    ffn_shape = shape(cache["r"] @ params["W_2"] + params["b_2"])
+    ax.text((stream + side) / 2 + 0.3, y_back + 0.35, f"$R\\,W_2 + b_2$ {ffn_shape}", ha="center", fontsize=11)
+    plus(y_back)
+    ax.text(stream + 0.3, y_back - 0.9, f"$X_2$ {shape(cache['x2'])}", va="center", fontsize=11)
+    # the frame of the block, then the head of the model
+    ax.add_patch(
+        FancyBboxPatch((0.55, 4.6), 9.85, 13.05, boxstyle="round,pad=0.1", fill=False, edgecolor="C5", lw=1, ls="--")
+    )
+    ax.text(10.3, 5.0, "one block", ha="right", va="center", fontsize=11, color="C5")
+    arrow((stream, 4.0), (stream, 3.55), colour="C0", lw=2)
+    box(stream, 2.9, r"$Z = \mathrm{LN}_f(X_2)\, W_U$", "C3", width=4.6)
+    arrow((stream, 2.25), (stream, 1.35))
+    box(stream, 0.7, f"logits $Z$  {shape(logits)}", "C5", width=4.6)
+    ax.text(
+        side + 0.3,
+        1.8,
+        f"$n$ = {len(tokens)}, $d$ = {params['W_E'].shape[1]}\n"
+        f"$d_{{ff}}$ = {params['W_1'].shape[1]}, $V$ = {params['W_E'].shape[0]}",
+        ha="center",
+        va="center",
+        fontsize=11,
+    )
+    ax.set_xlim(-0.2, 10.6)
+    ax.set_ylim(-0.1, 21.8)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig
+
+
+# --8<-- [end:block-diagram]
+
+
+@figure("attention-steps")
+# --8<-- [start:attention-steps]
+def attention_steps() -> Figure:
+    """Attention step by step on four tokens, with the library's numbers: Q, K, V, then the scaled scores,
+    the causal mask, the softmax weights and the output, each drawn as its matrix of values."""
+    from transformer_math.attention import causal_mask, scaled_dot_product_attention
+    from transformer_math.softmax import softmax
+
+    words = ["the", "cat", "sat", "on"]
+    rng = np.random.default_rng(0)
+    n, d_k = 4, 2
+    q, k, v = (rng.normal(size=(n, d_k)) for _ in range(3))
+    mask = causal_mask(n)
+    output, weights = scaled_dot_product_attention(q, k, v, mask=mask)
+    scores = q @ k.T / np.sqrt(d_k)  # S = Q K^T / sqrt(d_k), what the function computes first
+    masked = np.where(mask, scores, -np.inf)
+    assert np.allclose(softmax(masked, axis=-1), weights)  # the picture shows the library's own steps
+
+    fig = Figure()
+    ax = fig.subplots()
+    left, cw, gap = 1.5, 1.5, 0.35  # room for the token names; cell width; gap between Q, K and V
+
+    def rows(y):
+        for i, word in enumerate(words):
+            ax.text(left - 0.15, y - i - 0.5, word, ha="right", va="center", fontsize=11)
+
+    def title(x, y, text):
+        ax.text(x, y + 0.25, text, ha="center", va="bottom", fontsize=11)
+
+    y = 0.0
+    for j, (name, matrix) in enumerate([("Q", q), ("K", k), ("V", v)]):  # three (n, d_k) matrices
+        x = left + j * (d_k * cw + gap)
+        _grid(ax, x, y, matrix, colour="C0", scale=2, numbers=True, fontsize=9, width=cw)
+        title(x + d_k * cw / 2, y, f"${name}$")
+    rows(y)
+    title(left + 3 * d_k * cw / 2 + gap, y + 1.0, f"$Q, K, V$: each $(n, d_k) = {q.shape}$")
+    centre = left + n * cw / 2
+    steps = [
+        (r"$S = Q K^\top$ / √$d_k$", scores, None, "C0", 2, f"scores $S$: $(n, n) = {scores.shape}$"),
+        ("causal mask", scores, ~mask, "C0", 2, r"$-\infty$ where key $j$ > query $i$"),
+        ("softmax of each row", weights, ~mask, "C2", 1, r"weights $P$: each row sums to 1"),
+    ]
+    for arrow_label, matrix, hidden, colour, scale, caption in steps:
+        hidden_label = "0" if matrix is weights else "−∞"  # exp(-inf) = 0
+        _down_arrow(ax, centre, y - n - 0.2, y - n - 1.5, arrow_label)
+        y -= n + 2.3
+        _grid(ax, left, y, matrix, colour, scale, numbers=True, masked=hidden, width=cw, hidden_label=hidden_label)
+        title(centre, y, caption)
+        rows(y)
+    _down_arrow(ax, centre, y - n - 0.2, y - n - 1.5, r"weighted average: $P\,V$")
+    y -= n + 2.3
+    _grid(ax, left, y, output, colour="C0", scale=2, numbers=True, width=cw)
+    title(left + d_k * cw / 2 + 1.0, y, f"output $(n, d_v) = {output.shape}$")
+    rows(y)
+    ax.set_xlim(0, left + 3 * d_k * cw + 2 * gap + 0.3)
+    ax.set_ylim(y - n - 0.2, 2.0)
+    ax.axis("off")
+    _fit(fig, ax, width=4.0)
+    return fig
+
+
+# --8<-- [end:attention-steps]
+
+
+@figure("multi-head-flow")
+# --8<-- [start:multi-head-flow]
+def multi_head_flow() -> Figure:
+    """Multi-head attention as the library runs it, one matrix per step, with the shapes it reports:
+    project, split into heads, attend per head, merge the heads side by side, mix them with W_O."""
+    from transformer_math.attention import causal_mask, merge_heads, scaled_dot_product_attention, split_heads
+
+    rng = np.random.default_rng(0)
+    n, d, h = 4, 8, 2
+    d_head = d // h
+    x = rng.normal(size=(n, d))
+    W_Q, W_K, W_V, W_O = (rng.normal(size=(d, d)) / np.sqrt(d) for _ in range(4))
+    Q = x @ W_Q
+    q, k, v = split_heads(Q, h), split_heads(x @ W_K, h), split_heads(x @ W_V, h)  # (h, n, d_head)
+    heads, weights = scaled_dot_product_attention(q, k, v, mask=causal_mask(n))
+    merged = merge_heads(heads)  # (n, d)
+    out = merged @ W_O
+    by_head = [f"C{c // d_head}" for c in range(d)]  # column c belongs to head c // d_head + 1
+
+    fig = Figure()
+    ax = fig.subplots()
+    gap = 1.0  # between the heads
+    tall = n * 0.7  # height of a matrix: rows of 0.7
+    centre = d / 2
+
+    def title(x, y, text, colour=None):
+        ax.text(x, y + 0.25, text, ha="center", va="bottom", fontsize=11, color=colour)
+
+    def one(y, matrix, colour, text):  # one (n, d) matrix
+        _grid(ax, 0, y, matrix, colour=colour, scale=2, signed=False, height=0.7)
+        title(centre, y, text)
+
+    def per_head(y, arrays, name, scale=2):  # an (h, n, ...) array: one matrix per head, side by side
+        for j, array in enumerate(arrays):
+            x = j * (array.shape[-1] + gap) - gap / 2
+            _grid(ax, x, y, array, colour=f"C{j}", scale=scale, signed=False, height=0.7)
+            title(x + array.shape[-1] / 2, y, name.format(j=j + 1), colour=f"C{j}")
+
+    def step(y, label, below=0.0):  # an arrow down from the matrix at y (and its caption) to the next one
+        top = y - tall - 0.2 - below
+        _down_arrow(ax, centre, top, top - 1.1, label)
+        return top - 2.0
+
+    y = 0.0
+    one(y, x, "C5", f"$X$: $(n, d) = {x.shape}$")
+    y = step(y, r"$\cdot\, W_Q$ (and $W_K$, $W_V$)")
+    one(y, Q, by_head, f"$Q = X\\,W_Q$: ${Q.shape}$")
+    y = step(y, "split_heads")
+    per_head(y, q, "$Q_{j}$")
+    ax.text(centre, y - tall - 0.3, f"$(h, n, d_\\mathrm{{head}}) = {q.shape}$", ha="center", va="top", fontsize=11)
+    y = step(y, "attention per head", below=0.9)
+    per_head(y, weights, "$P_{j}$", scale=1)
+    ax.text(centre, y - tall - 0.3, f"weights $(h, n, n) = {weights.shape}$", ha="center", va="top", fontsize=11)
+    y = step(y, r"$\cdot\, V_j$", below=0.9)
+    per_head(y, heads, r"head$_{j}$")
+    ax.text(
+        centre,
+        y - tall - 0.3,
+        f"heads $(h, n, d_\\mathrm{{head}}) = {heads.shape}$",
+        ha="center",
+        va="top",
+        fontsize=11,
+    )
+    y = step(y, "merge_heads", below=0.9)
+    one(y, merged, by_head, f"$O$, heads side by side: {merged.shape}")
+    y = step(y, r"$\cdot\, W_O$ mixes the heads")
+    one(y, out, "C2", f"output $O\\,W_O$: $(n, d) = {out.shape}$")
+    ax.set_xlim(-0.8, d + 0.8)
+    ax.set_ylim(y - tall - 0.2, 1.2)
+    ax.axis("off")
+    _fit(fig, ax, width=3.9)
+    return fig
+
+
+# --8<-- [end:multi-head-flow]
+
+
 # --- Part IV: attention and the Transformer ----------------------------------------------------
 
 
