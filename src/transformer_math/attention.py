@@ -237,8 +237,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     r"""Multi-head self-attention: $\operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_O$.
 
     With $Q = X W_Q$, $K = X W_K$, $V = X W_V$ split into $h$ heads of width
-    $d_{\text{head}} = d_{\text{model}} / h$, head $j$ is
-    $\operatorname{softmax}(Q_j K_j^\top / \sqrt{d_{\text{head}}})\, V_j$ -- scaled by the width of a
+    $d_{\text{head}} = d_{\text{model}} / h$, head $\ell$ is
+    $\operatorname{softmax}(Q_\ell K_\ell^\top / \sqrt{d_{\text{head}}})\, V_\ell$ -- scaled by the width of a
     *head*, because that is the length of the vectors whose dot products are taken.
 
     Parameters
@@ -291,9 +291,9 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
 
 # --8<-- [start:positional_encoding]
 def positional_encoding(seq_len, d_model):
-    r"""Sinusoidal positional encoding: $PE_{p, 2i} = \sin(p / 10000^{2i/d})$, $PE_{p, 2i+1} = \cos(p / 10000^{2i/d})$.
+    r"""Sinusoidal positional encoding: $PE_{\text{pos}, 2i} = \sin(\text{pos} / 10000^{2i/d})$, $PE_{\text{pos}, 2i+1} = \cos(\text{pos} / 10000^{2i/d})$.
 
-    Column pair $i$ is a sine and a cosine of the position $p$ with wavelength $2\pi \cdot 10000^{2i/d}$:
+    Column pair $i$ is a sine and a cosine of the position $\text{pos}$ with wavelength $2\pi \cdot 10000^{2i/d}$:
     the first pair turns fast, the last very slowly, so every position gets a distinct pattern.
 
     Parameters

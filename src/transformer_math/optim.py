@@ -323,9 +323,9 @@ def warmup_cosine(step, total_steps, warmup_steps, peak_lr, min_lr=0.0):
 
     $$\eta_t = \eta_{\max} \frac{t + 1}{W} \quad (t < W),$$
 
-    $$\eta_t = \eta_{\min} + \frac{\eta_{\max} - \eta_{\min}}{2} \bigl(1 + \cos \pi p\bigr),$$
+    $$\eta_t = \eta_{\min} + \frac{\eta_{\max} - \eta_{\min}}{2} \bigl(1 + \cos \pi \phi\bigr),$$
 
-    otherwise, with $p = (t - W) / (T - W - 1)$ going from 0 at the first step after the warm-up to 1
+    otherwise, with $\phi = (t - W) / (T - W - 1)$ going from 0 at the first step after the warm-up to 1
     at the last step. The warm-up lets Adam's running averages settle before the steps get large;
     the decay makes the last steps small, so training settles into a minimum instead of bouncing.
 
@@ -359,8 +359,8 @@ def warmup_cosine(step, total_steps, warmup_steps, peak_lr, min_lr=0.0):
     if step < warmup_steps:
         return peak_lr * (step + 1) / warmup_steps  # linear: peak_lr / W, 2 peak_lr / W, ..., peak_lr
     decay_steps = total_steps - warmup_steps - 1
-    p = (step - warmup_steps) / decay_steps if decay_steps > 0 else 0.0  # 0 .. 1
-    return min_lr + 0.5 * (peak_lr - min_lr) * (1 + math.cos(math.pi * p))
+    phi = (step - warmup_steps) / decay_steps if decay_steps > 0 else 0.0  # progress of the decay, 0 .. 1
+    return min_lr + 0.5 * (peak_lr - min_lr) * (1 + math.cos(math.pi * phi))
 
 
 # --8<-- [end:warmup_cosine]

@@ -244,10 +244,10 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
 
     With $g = \gamma \odot \partial L / \partial y$ and $s = \sqrt{\sigma^2 + \varepsilon}$, per token
 
-    $$\frac{\partial L}{\partial x} = \frac{1}{s}\left(g - \overline{g} - \hat x\, \overline{g \odot \hat x}\right),$$
+    $$\frac{\partial L}{\partial x} = \frac{1}{s}\left(g - \operatorname{mean}(g) - \hat x\, \operatorname{mean}(g \odot \hat x)\right),$$
 
-    where a bar is the mean over the $d$ features: subtracting the mean and dividing by the spread
-    both depend on every feature, and these two terms undo exactly that.
+    where $\operatorname{mean}$ averages over the $d$ features: subtracting the mean and dividing by the
+    spread both depend on every feature, and these two terms undo exactly that.
 
     Returns
     -------
