@@ -244,7 +244,9 @@ def test_soft_targets_temperature_and_output_layer(seed):
     q = 0.9 * np.eye(V)[y] + 0.1 / V  # label smoothing
     assert gradient_check(lambda z: -q @ np.log(softmax(z)), softmax(z) - q, z) < TOL
     T = 0.5
-    assert gradient_check(lambda z: -np.log(softmax(z / T)[y]), (softmax(z / T) - np.eye(V)[y]) / T, z) < TOL
+    # When softmax(z / T) puts nearly all its weight on y the gradient is nearly 0, and the relative error of
+    # central differences grows: up to 6.6e-6 over 20,000 seeds. A wrong formula is off by order 1.
+    assert gradient_check(lambda z: -np.log(softmax(z / T)[y]), (softmax(z / T) - np.eye(V)[y]) / T, z) < 1e-5
     W, h = rng.normal(size=(V, 4)), rng.normal(size=4)
     assert gradient_check(lambda W: -np.log(softmax(W @ h)[y]), np.outer(softmax(W @ h) - np.eye(V)[y], h), W) < TOL
 

@@ -1085,7 +1085,7 @@ def multi_head_flow() -> Figure:
         for j, array in enumerate(arrays):
             x = j * (array.shape[-1] + gap) - gap / 2
             _grid(ax, x, y, array, colour=f"C{j}", scale=scale, signed=False, height=0.7)
-            title(x + array.shape[-1] / 2, y, name.format(j=j + 1), colour=f"C{j}")
+            title(x + array.shape[-1] / 2, y, name.format(head=j + 1), colour=f"C{j}")
 
     def step(y, label, below=0.0):  # an arrow down from the matrix at y (and its caption) to the next one
         top = y - tall - 0.2 - below
@@ -1097,13 +1097,13 @@ def multi_head_flow() -> Figure:
     y = step(y, r"$\cdot\, W_Q$ (and $W_K$, $W_V$)")
     one(y, Q, by_head, f"$Q = X\\,W_Q$: ${Q.shape}$")
     y = step(y, "split_heads")
-    per_head(y, q, "$Q_{j}$")
+    per_head(y, q, "$Q_{head}$")
     ax.text(centre, y - tall - 0.3, f"$(h, n, d_\\mathrm{{head}}) = {q.shape}$", ha="center", va="top", fontsize=11)
     y = step(y, "attention per head", below=0.9)
-    per_head(y, weights, "$P_{j}$", scale=1)
+    per_head(y, weights, "$P_{head}$", scale=1)
     ax.text(centre, y - tall - 0.3, f"weights $(h, n, n) = {weights.shape}$", ha="center", va="top", fontsize=11)
-    y = step(y, r"$\cdot\, V_j$", below=0.9)
-    per_head(y, heads, r"head$_{j}$")
+    y = step(y, r"$\cdot\, V_\ell$", below=0.9)
+    per_head(y, heads, r"head$_{head}$")
     ax.text(
         centre,
         y - tall - 0.3,
@@ -1140,14 +1140,14 @@ def positional_encoding_heatmap() -> Figure:
     heat, waves = fig.subplots(1, 2, width_ratios=[1.1, 1])
     image = heat.imshow(pe, cmap="coolwarm", vmin=-1, vmax=1, aspect="auto")
     heat.set_xlabel("feature (column) j")
-    heat.set_ylabel("position p")
-    heat.set_title("PE[p, j]: fast waves left, slow right", fontsize=11)
+    heat.set_ylabel("position pos")
+    heat.set_title("PE[pos, j]: fast waves left, slow right", fontsize=11)
     heat.grid(False)
     fig.colorbar(image, ax=heat, shrink=0.8)
     for column, colour in [(0, "C0"), (2, "C1"), (4, "C2")]:
         waves.plot(pe[:, column], color=colour, label=f"column {column}")
-    waves.set_xlabel("position p")
-    waves.set_title("three columns as functions of p", fontsize=11)
+    waves.set_xlabel("position pos")
+    waves.set_title("three columns as functions of pos", fontsize=11)
     waves.set_ylim(-1.1, 1.55)  # free band above the waves
     waves.set_yticks([-1, -0.5, 0, 0.5, 1])
     waves.legend(fontsize=9, loc="upper center", ncols=3)
