@@ -222,11 +222,14 @@ check(
 # Multiplied by $g = \gamma \odot \bar y$ and summed over $i$, that gives for each row
 #
 # $$
-# \bar x = \frac{1}{s} \left( g - \overline{g} - \hat x \; \overline{g \odot \hat x} \right),
+# \begin{aligned}
+# \bar x = \tfrac{1}{s} \big(&g - \operatorname{mean}(g) \\
+#   &- \hat x \operatorname{mean}(g \odot \hat x)\big),
+# \end{aligned}
 # $$
 #
-# where a bar over a vector is its mean over the $d$ features (`axis=-1, keepdims=True`). The two
-# subtracted terms undo what the centring and the scaling did.
+# where $\operatorname{mean}$ averages over the $d$ features (`axis=-1, keepdims=True`); the bar is kept
+# for gradients. The two subtracted terms undo what the centring and the scaling did.
 
 
 # %% tags=["exercise"]
