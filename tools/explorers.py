@@ -1,0 +1,256 @@
+"""Figures the reader moves: every frame computed here, at build time, by the library.
+
+An explorer is a function registered with ``@explorer("NAME")`` that returns an :class:`Explorer`: its
+controls (a slider over a fixed list of values, a toggle, or a choice) and one SVG frame for every
+combination of their values. ``hooks/explorers.py`` puts the default frame into the page (the figure a
+reader without JavaScript sees) and ships all frames as JSON; ``docs/assets/javascripts/explorers.js``
+only picks the frame that matches the controls. No mathematics runs in the browser.
+
+Every number in a frame comes from a ``transformer_math`` function, called in a small *compute* function
+that the chapter shows (between ``--8<--`` markers). Every mark that shows a library number carries it as
+``data-value``, so tests read back what is drawn and compare it with the library. Colours are CSS classes
+(``xp-ink``, ``xp-1``, ... in docs/assets/stylesheets/extra.css) built on the theme's variables, so one SVG
+serves the light and the dark theme.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from transformer_math.information import cross_entropy, entropy
+from transformer_math.softmax import softmax
+
+EXPLORERS: dict[str, Callable[[], Explorer]] = {}
+
+
+def explorer(name: str):
+    """Register a function that builds the explorer ``name``."""
+
+    def register(function):
+        EXPLORERS[name] = function
+        return function
+
+    return register
+
+
+# --- controls and frames --------------------------------------------------------------------------
+
+
+@dataclass
+class Control:
+    """One control: ``kind`` is "range" (a slider over ``values``), "toggle" (off, on) or "choice".
+
+    ``values`` are the keys the frames are filed under; ``texts`` say each value in words (the slider's
+    ``aria-valuetext`` and the read-out beside it).
+    """
+
+    name: str
+    label: str
+    kind: str
+    values: list[str]
+    texts: list[str]
+    default: str
+
+    def __post_init__(self):
+        if self.kind not in ("range", "toggle", "choice"):
+            raise ValueError(f"control {self.name}: kind must be range, toggle or choice, got {self.kind!r}")
+        if len(self.values) != len(self.texts) or self.default not in self.values:
+            raise ValueError(f"control {self.name}: one text per value, and the default among the values")
+
+
+def slider(name: str, label: str, numbers, default, text: Callable[[float], str]) -> Control:
+    """A slider over ``numbers``; each value's key is ``repr`` of the number."""
+    values = [repr(float(x)) for x in numbers]
+    return Control(name, label, "range", values, [text(float(x)) for x in numbers], repr(float(default)))
+
+
+def toggle(name: str, label: str, default: bool, off: str, on: str) -> Control:
+    return Control(name, label, "toggle", ["off", "on"], [off, on], "on" if default else "off")
+
+
+def choice(name: str, label: str, options: dict[str, str], default: str) -> Control:
+    return Control(name, label, "choice", list(options), list(options.values()), default)
+
+
+@dataclass
+class Explorer:
+    """Controls, a caption, and one SVG per combination of control values (identical frames stored once)."""
+
+    name: str
+    caption: str
+    controls: list[Control]
+    keys: dict[str, int] = field(default_factory=dict)  # "value|value|..." -> index into frames
+    frames: list[str] = field(default_factory=list)
+
+    @property
+    def default_key(self) -> str:
+        return "|".join(control.default for control in self.controls)
+
+    def frame(self, **settings: str) -> str:
+        """The SVG drawn for ``settings`` (control name -> value key); unnamed controls at their default."""
+        key = "|".join(settings.get(control.name, control.default) for control in self.controls)
+        return self.frames[self.keys[key]]
+
+    def to_json(self) -> dict:
+        controls = [vars(control) for control in self.controls]
+        return {
+            "name": self.name,
+            "caption": self.caption,
+            "controls": controls,
+            "keys": self.keys,
+            "frames": self.frames,
+        }
+
+
+def build(name: str, caption: str, controls: list[Control], draw: Callable[..., str]) -> Explorer:
+    """Call ``draw(**settings)`` for every combination of the controls' values."""
+    built = Explorer(name, caption, controls)
+    seen: dict[str, int] = {}
+    for combination in itertools.product(*(control.values for control in controls)):
+        svg = draw(**{control.name: value for control, value in zip(controls, combination)})
+        built.keys["|".join(combination)] = seen.setdefault(svg, len(seen))
+    built.frames = list(seen)
+    return built
+
+
+def make(name: str) -> Explorer:
+    return EXPLORERS[name]()
+
+
+# --- small SVG helpers ----------------------------------------------------------------------------
+
+
+def num(x: float, digits: int = 4) -> str:
+    """A library number as it is written into ``data-value`` and shown: rounded, no ``-0``."""
+    value = round(float(x), digits)
+    return f"{value + 0.0:.{digits}f}"
+
+
+def svg(width: int, height: int, label: str, body: list[str]) -> str:
+    """An SVG that scales to its column (viewBox, width 100%); ``label`` is its accessible name."""
+    return (
+        f'<svg class="xp-svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
+        f'aria-label="{html.escape(label)}">{"".join(body)}</svg>'
+    )
+
+
+def text(x: float, y: float, words: str, anchor: str = "middle", cls: str = "xp-ink", value=None, size=None) -> str:
+    data = f' data-value="{value}"' if value is not None else ""
+    font = f' font-size="{size}"' if size else ""
+    return f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{font}{data}>{html.escape(words)}</text>'
+
+
+def line(x1, y1, x2, y2, cls: str = "xp-axis") -> str:
+    return f'<line class="{cls}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>'
+
+
+def polyline(points, cls: str = "xp-line xp-1") -> str:
+    coordinates = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    return f'<polyline class="{cls}" points="{coordinates}"/>'
+
+
+def dot(x, y, value: str, title: str, cls: str = "xp-1", r: float = 5) -> str:
+    return f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" r="{r}" data-value="{value}"><title>{html.escape(title)}</title></circle>'
+
+
+def bars(labels: list[str], values, x0: float, y0: float, width: float, height: float, top: float = 1.0) -> list[str]:
+    """Vertical bars of ``values`` (0 .. ``top``) over ``labels``, each with its number above it."""
+    marks, step = [], width / len(labels)
+    for i, (label, value) in enumerate(zip(labels, values)):
+        shown = num(value)
+        h = height * float(value) / top
+        x = x0 + i * step + step * 0.15
+        marks.append(
+            f'<rect class="xp-bar xp-1" x="{x:.1f}" y="{y0 + height - h:.1f}" width="{step * 0.7:.1f}" '
+            f'height="{h:.1f}" data-value="{shown}"><title>{html.escape(label)}: {shown}</title></rect>'
+        )
+        marks.append(text(x + step * 0.35, y0 + height - h - 5, num(value, 3)))
+        marks.append(text(x + step * 0.35, y0 + height + 16, label))
+    marks.append(line(x0, y0 + height, x0 + width, y0 + height))
+    return marks
+
+
+# --- softmax and temperature (docs/part-2/softmax.md) ---------------------------------------------
+
+
+# --8<-- [start:softmax-temperature]
+def softmax_at_temperature(temperature):
+    """The probabilities of cat, dog, bird and fish at one temperature, and their entropy in nats."""
+    logits = np.array([2.0, 1.0, 0.1, -1.0])  # cat, dog, bird, fish
+    probs = softmax(logits, temperature=temperature)
+    return probs, entropy(probs)
+
+
+# --8<-- [end:softmax-temperature]
+
+TEMPERATURES = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.0, 10.0]
+
+
+@explorer("softmax-temperature")
+def softmax_temperature_explorer() -> Explorer:
+    def draw(temperature: str) -> str:
+        t = float(temperature)
+        probs, h = softmax_at_temperature(t)
+        body = bars(["cat", "dog", "bird", "fish"], probs, 40, 30, 300, 150)
+        body.append(text(20, 18, f"logits 2, 1, 0.1, -1 at temperature {t:g}", anchor="start"))
+        # the entropy as a bar from 0 to its largest possible value, ln 4 (uniform over four tokens)
+        width = 300 * float(h) / np.log(4)
+        body.append('<rect class="xp-track" x="40" y="216" width="300" height="12"/>')
+        body.append(
+            f'<rect class="xp-2" x="40" y="216" width="{width:.1f}" height="12" data-value="{num(h)}">'
+            f"<title>entropy {num(h)} nats</title></rect>"
+        )
+        body.append(text(40, 246, f"entropy {num(h)} nats (at most ln 4 = {num(np.log(4))})", anchor="start"))
+        return svg(360, 256, f"Softmax probabilities at temperature {t:g}", body)
+
+    control = slider("temperature", "Temperature", TEMPERATURES, 1.0, lambda t: f"T = {t:g}")
+    caption = "Softmax of the logits of cat, dog, bird and fish, and the entropy of the result."
+    return build("softmax-temperature", caption, [control], draw)
+
+
+# --- cross entropy against the probability of the right token (docs/part-2/information.md) --------
+
+
+# --8<-- [start:cross-entropy-probability]
+def loss_for_probability(p_right):
+    """A three-token prediction that gives ``p_right`` to the right token (the first) and splits the rest;
+    returns the prediction and its cross entropy against the one-hot target."""
+    target = np.array([1.0, 0.0, 0.0])
+    prediction = np.array([p_right, (1 - p_right) / 2, (1 - p_right) / 2])
+    return prediction, cross_entropy(target, prediction)
+
+
+# --8<-- [end:cross-entropy-probability]
+
+PROBABILITIES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+
+
+@explorer("cross-entropy-probability")
+def cross_entropy_explorer() -> Explorer:
+    x0, y0, w, h, top = 40, 20, 300, 130, 5.0  # the curve: p on 0..1, loss on 0..top nats
+    curve = [(p, loss_for_probability(p)[1]) for p in np.linspace(0.007, 1.0, 80)]
+    points = [(x0 + w * p, y0 + h - h * min(loss, top) / top) for p, loss in curve]
+
+    def draw(p: str) -> str:
+        prediction, loss = loss_for_probability(float(p))
+        body = [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h), polyline(points)]
+        for tick in range(0, 6):
+            body.append(text(x0 - 6, y0 + h - h * tick / top + 4, str(tick), anchor="end"))
+        for tick in (0, 0.5, 1):
+            body.append(text(x0 + w * tick, y0 + h + 16, f"{tick:g}"))
+        body.append(text(x0 + w / 2 + 40, y0 + h + 16, "p(right token)", anchor="start"))
+        body.append(text(x0 + 4, y0 - 6, "loss, nats", anchor="start"))
+        x, y = x0 + w * float(p), y0 + h - h * min(loss, top) / top
+        body.append(dot(x, y, num(loss), f"p = {float(p):g}: loss {num(loss)} nats", cls="xp-2"))
+        body.append(text(min(x + 8, x0 + w - 4), y - 10, f"{num(loss)} nats", anchor="end" if x > 250 else "start"))
+        body += bars(["right", "other", "other"], prediction, 40, 200, 300, 80)
+        return svg(360, 306, f"Cross entropy {num(loss)} nats when the right token gets {float(p):g}", body)
+
+    control = slider("p", "Probability of the right token", PROBABILITIES, 0.5, lambda p: f"p = {p:g}")
+    caption = "The loss -ln p of one prediction, against the probability p it gives the right token."
+    return build("cross-entropy-probability", caption, [control], draw)
