@@ -53,7 +53,7 @@ def _control(name: str, control: dict) -> str:
             f'<input type="range" id="{ident}" name="{control["name"]}" min="0" max="{len(values) - 1}" step="1" '
             f'value="{index}" aria-valuetext="{text}"><output for="{ident}">{text}</output>'
         )
-        return f'<div class="explorer__control">{label}{field}</div>'
+        return f'<div class="explorer__control explorer__control--range">{label}{field}</div>'
     if control["kind"] == "toggle":
         checked = " checked" if index else ""
         return f'<div class="explorer__control"><input type="checkbox" id="{ident}" name="{control["name"]}"{checked}>{label}</div>'

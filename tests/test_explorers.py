@@ -55,10 +55,42 @@ def cross_entropy_probability(p: str) -> list[float]:
     return [loss, *prediction]
 
 
+def attention(query: str, causal: str, scaled: str) -> list[float]:
+    from transformer_math.attention import causal_mask
+    from transformer_math.softmax import softmax
+
+    rng = np.random.default_rng(1)
+    q, k, _ = (rng.normal(size=(6, 64)) for _ in range(3))
+    scores = q @ k.T / (np.sqrt(64) if scaled == "on" else 1.0)
+    if causal == "on":
+        scores = np.where(causal_mask(6), scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return [*weights[int(float(query))], *weights.ravel()]
+
+
+def matrix_on_vector(angle: str) -> list[float]:
+    from transformer_math.linalg import cosine_similarity
+
+    A = np.array([[2.0, 1.0], [1.0, 2.0]])
+    v = np.array([np.cos(np.radians(float(angle))), np.sin(np.radians(float(angle)))])
+    values = np.linalg.eigh(A)[0][::-1]  # 3 and 1, largest first as power iteration finds them
+    return [*values, *v, *(A @ v), np.linalg.norm(A @ v), cosine_similarity(v, A @ v)]
+
+
 # name -> (the values each frame draws, at these settings)
 EXPECTED = {
     "softmax-temperature": (softmax_temperature, [{"temperature": t} for t in ("0.3", "1.0", "5.0")]),
     "cross-entropy-probability": (cross_entropy_probability, [{"p": p} for p in ("0.05", "0.5", "0.9")]),
+    "attention": (
+        attention,
+        [
+            {"query": "2.0"},
+            {"query": "5.0", "causal": "off"},
+            {"query": "3.0", "scaled": "off"},
+            {"query": "0.0", "causal": "off", "scaled": "off"},
+        ],
+    ),
+    "matrix-on-vector": (matrix_on_vector, [{"angle": a} for a in ("0.0", "45.0", "135.0", "300.0")]),
 }
 
 
@@ -98,7 +130,7 @@ def test_frames_draw_the_library_values(built):
     compute, settings = EXPECTED[built.name]
     assert len(settings) >= 3
     for setting in settings:
-        expected = compute(**setting)
+        expected = compute(**{**full_settings(built, built.default_key), **setting})
         assert drawn(built.frame(**setting)) == pytest.approx(expected, abs=5.1e-5), (built.name, setting)
     frames = {built.frame(**setting) for setting in settings}
     assert len(frames) == len(settings), f"{built.name}: different settings must draw different frames"
@@ -169,7 +201,7 @@ INVISIBLE_JS = """
 (figure) => {
   const background = getComputedStyle(document.querySelector(".md-main") || document.body).backgroundColor;
   const bodyBackground = getComputedStyle(document.body).backgroundColor;
-  return [...figure.querySelectorAll("[data-value], text, polyline, line")].map(mark => {
+  return [...figure.querySelectorAll("[data-value]:not(desc), text, polyline, line")].map(mark => {
     const style = getComputedStyle(mark);
     const paint = mark.tagName === "polyline" || mark.tagName === "line" ? style.stroke : style.fill;
     return {tag: mark.tagName, paint, background: bodyBackground, other: background};

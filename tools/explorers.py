@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from transformer_math.attention import causal_mask, scaled_dot_product_attention
 from transformer_math.information import cross_entropy, entropy
+from transformer_math.linalg import cosine_similarity, matmul_loops, norm, power_iteration
 from transformer_math.softmax import softmax
 
 EXPLORERS: dict[str, Callable[[], Explorer]] = {}
@@ -158,6 +160,32 @@ def dot(x, y, value: str, title: str, cls: str = "xp-1", r: float = 5) -> str:
     return f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" r="{r}" data-value="{value}"><title>{html.escape(title)}</title></circle>'
 
 
+def arrow(x1, y1, x2, y2, cls: str = "xp-1") -> str:
+    """A line from (x1, y1) with a head at (x2, y2)."""
+    angle, size = np.arctan2(y2 - y1, x2 - x1), 8
+    left = (x2 - size * np.cos(angle - 0.4), y2 - size * np.sin(angle - 0.4))
+    right = (x2 - size * np.cos(angle + 0.4), y2 - size * np.sin(angle + 0.4))
+    head = f"{x2:.1f},{y2:.1f} {left[0]:.1f},{left[1]:.1f} {right[0]:.1f},{right[1]:.1f}"
+    return f'{line(x1, y1, x2, y2, cls=f"xp-line {cls}")}<polygon class="{cls}" points="{head}"/>'
+
+
+def heatmap(values, x0: float, y0: float, cell: float, title: Callable[[int, int], str]) -> list[str]:
+    """A grid of cells, each as opaque as its value (0 .. 1), over a track colour so 0 still shows."""
+    marks = []
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            x, y, shown = x0 + j * cell, y0 + i * cell, num(value)
+            marks.append(
+                f'<rect class="xp-track" x="{x:.1f}" y="{y:.1f}" width="{cell - 1:.1f}" height="{cell - 1:.1f}"/>'
+            )
+            marks.append(
+                f'<rect class="xp-1" x="{x:.1f}" y="{y:.1f}" width="{cell - 1:.1f}" height="{cell - 1:.1f}" '
+                f'fill-opacity="{float(value):.3f}" stroke="none" data-value="{shown}">'
+                f"<title>{html.escape(title(i, j))}: {shown}</title></rect>"
+            )
+    return marks
+
+
 def bars(labels: list[str], values, x0: float, y0: float, width: float, height: float, top: float = 1.0) -> list[str]:
     """Vertical bars of ``values`` (0 .. ``top``) over ``labels``, each with its number above it."""
     marks, step = [], width / len(labels)
@@ -254,3 +282,124 @@ def cross_entropy_explorer() -> Explorer:
     control = slider("p", "Probability of the right token", PROBABILITIES, 0.5, lambda p: f"p = {p:g}")
     caption = "The loss -ln p of one prediction, against the probability p it gives the right token."
     return build("cross-entropy-probability", caption, [control], draw)
+
+
+# --- attention: the query, the causal mask and the scaling (docs/part-4/attention.md) -------------
+
+TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
+
+
+# --8<-- [start:attention-weights]
+def attention_weights(causal, scaled):
+    """The 6 x 6 attention weights of random queries and keys of width d_k = 64 for "the cat sat on the mat",
+    with or without the causal mask, and with or without the division by sqrt(d_k)."""
+    rng = np.random.default_rng(1)
+    d_k = 64
+    q, k, v = (rng.normal(size=(6, d_k)) for _ in range(3))
+    if not scaled:
+        q = q * np.sqrt(d_k)  # the library divides q k^T by sqrt(d_k); this undoes it: softmax(q k^T)
+    mask = causal_mask(6) if causal else None
+    _, weights = scaled_dot_product_attention(q, k, v, mask=mask)
+    return weights
+
+
+# --8<-- [end:attention-weights]
+
+
+@explorer("attention")
+def attention_explorer() -> Explorer:
+    cell, x0 = 34, 110
+
+    def draw(query: str, causal: str, scaled: str) -> str:
+        i = int(float(query))
+        weights = attention_weights(causal == "on", scaled == "on")
+        word = f'"{TOKENS[i]}" ({i + 1})'
+        body = [text(20, 18, f"query {word} attends to", anchor="start")]
+        body += bars([f"{t}" for t in TOKENS], weights[i], 20, 30, 330, 110)
+        top = 200
+        body.append(text(20, top - 8, "all six queries (rows) over the keys (columns)", anchor="start"))
+        body += heatmap(weights, x0, top + 16, cell, lambda r, c: f"{TOKENS[r]} ({r + 1}) to {TOKENS[c]} ({c + 1})")
+        for n, token in enumerate(TOKENS):
+            body.append(text(x0 + n * cell + cell / 2, top + 10, token, size=11))
+            body.append(text(x0 - 6, top + 16 + n * cell + cell / 2 + 4, f"{token} ({n + 1})", anchor="end", size=11))
+        body.append(
+            f'<rect class="xp-2 xp-line" x="{x0 - 2}" y="{top + 16 + i * cell - 2}" width="{6 * cell + 3}" '
+            f'height="{cell + 3}" stroke-width="3"/>'
+        )
+        return svg(360, top + 16 + 6 * cell + 6, f"Attention weights of query {word}", body)
+
+    controls = [
+        slider("query", "Query token", range(6), 2, lambda i: f'"{TOKENS[int(i)]}", token {int(i) + 1} of 6'),
+        toggle("causal", "Causal mask", True, "off: every key", "on: earlier keys only"),
+        toggle("scaled", "Divide by the square root of d_k", True, "off: softmax(q k^T)", "on: softmax(q k^T / 8)"),
+    ]
+    caption = (
+        "Attention weights of random queries and keys of width 64, from the library's scaled_dot_product_attention."
+    )
+    return build("attention", caption, controls, draw)
+
+
+# --- a matrix acting on a vector (docs/part-1/eigenvalues.md) -------------------------------------
+
+
+# --8<-- [start:matrix-on-vector]
+def matrix_on_vector(angle_degrees):
+    """The unit vector v at an angle, its image A v, how long A v is, and the cosine between v and A v
+    (1 or -1 when A only stretches v: v is then an eigenvector)."""
+    A = np.array([[2.0, 1.0], [1.0, 2.0]])
+    angle = np.radians(angle_degrees)
+    v = np.array([np.cos(angle), np.sin(angle)])
+    Av = matmul_loops(A, v.reshape(2, 1)).ravel()
+    return v, Av, norm(Av), cosine_similarity(v, Av)
+
+
+def eigen_directions():
+    """Both eigenvalues and eigenvectors of A, by power iteration and then deflation."""
+    A = np.array([[2.0, 1.0], [1.0, 2.0]])
+    value_1, u_1 = power_iteration(A, steps=500)
+    value_2, u_2 = power_iteration(A - value_1 * np.outer(u_1, u_1), steps=500)
+    return [(value_1, u_1), (value_2, u_2)]
+
+
+# --8<-- [end:matrix-on-vector]
+
+ANGLES = list(range(0, 360, 15))
+
+
+@explorer("matrix-on-vector")
+def matrix_explorer() -> Explorer:
+    cx, cy, unit = 180, 195, 38  # the origin, and pixels per unit
+    at = lambda x, y: (cx + unit * x, cy - unit * y)  # noqa: E731 - plane to picture
+    circle = [at(np.cos(t), np.sin(t)) for t in np.linspace(0, 2 * np.pi, 73)]
+    ellipse = [at(*matrix_on_vector(a)[1]) for a in np.linspace(0, 360, 73)]
+    eigen = eigen_directions()
+
+    def draw(angle: str) -> str:
+        v, Av, length, cos = matrix_on_vector(float(angle))
+        body = [line(*at(-4, 0), *at(4, 0)), line(*at(0, -3.6), *at(0, 3.6))]
+        body.append(polyline(circle, cls="xp-line xp-axis"))
+        body.append(polyline(ellipse, cls="xp-line xp-1"))
+        for value, u in eigen:
+            body.append(line(*at(*(-4 * u)), *at(*(4 * u)), cls="xp-eigen"))
+            x, y = at(*(3.3 * u * (1 if u[1] >= 0 else -1)))
+            body.append(text(x, y - 4, f"λ = {num(value, 2)}", cls="xp-ink", value=num(value), size=12))
+        body.append(arrow(*at(0, 0), *at(*v), cls="xp-0"))
+        body.append(arrow(*at(0, 0), *at(*Av), cls="xp-2"))
+        marks = [(v[0], "v x"), (v[1], "v y"), (Av[0], "A v x"), (Av[1], "A v y"), (length, "|A v|"), (cos, "cos")]
+        body += [f'<desc data-value="{num(x)}">{what} = {num(x)}</desc>' for x, what in marks]
+        body.append(
+            text(
+                10,
+                18,
+                f"v = ({num(v[0], 2)}, {num(v[1], 2)})   A v = ({num(Av[0], 2)}, {num(Av[1], 2)})",
+                anchor="start",
+            )
+        )
+        only = abs(abs(cos) - 1) < 1e-9
+        verdict = f"only stretched: A v = {num(length, 2)} v" if only else f"turned: cos(v, A v) = {num(cos, 3)}"
+        body.append(text(10, 36, f"|A v| = {num(length, 3)}, {verdict}", anchor="start"))
+        return svg(360, 345, f"The vector at {float(angle):g} degrees and its image under A", body)
+
+    control = slider("angle", "Angle of v", ANGLES, 30, lambda a: f"{a:g} degrees")
+    caption = "A = [[2, 1], [1, 2]] maps the unit circle to an ellipse; the dashed lines are its eigenvectors."
+    return build("matrix-on-vector", caption, [control], draw)
