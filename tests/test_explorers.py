@@ -10,6 +10,7 @@ there and the controls are not; in dark mode no mark is drawn in the background'
 
 from __future__ import annotations
 
+import functools
 import gzip
 import itertools
 import json
@@ -77,6 +78,37 @@ def matrix_on_vector(angle: str) -> list[float]:
     return [*values, *v, *(A @ v), np.linalg.norm(A @ v), cosine_similarity(v, A @ v)]
 
 
+def descent(optimizer: str, lr: str) -> list[float]:
+    from transformer_math.optim import SGD, Adam
+
+    p, minimum, curvature = np.array([-4.0, -1.0]), np.array([2.0, 1.0]), np.array([1.0, 25.0])
+    opt = (
+        Adam([p], lr=float(lr))
+        if optimizer == "adam"
+        else SGD([p], lr=float(lr), momentum=0.9 * (optimizer == "momentum"))
+    )
+    losses = [0.5 * np.sum(curvature * (p - minimum) ** 2)]
+    for _ in range(50):
+        opt.step([curvature * (p - minimum)])
+        losses.append(0.5 * np.sum(curvature * (p - minimum) ** 2))
+    return [losses[10], losses[25], losses[50], *p]
+
+
+@functools.cache
+def training_run(step: str) -> tuple[float, ...]:
+    """The page's model after ``step`` steps of the library's own ``train``, started afresh."""
+    from transformer_math.transformer import forward, generate, init_params, loss_and_grads, make_windows, train
+
+    vocab = ["the", "cat", "sat", "on", "mat"]
+    stream = [vocab.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
+    inputs, targets = make_windows(stream, seq_len=8)
+    params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
+    train(params, inputs, targets, n_heads=2, steps=int(float(step)), lr=0.01)
+    loss, _ = loss_and_grads(params, inputs, targets, n_heads=2)
+    weights = forward(params, inputs[0], n_heads=2)[1]["weights"][1]  # head 2
+    return (loss, *weights.ravel(), *generate(params, [0], n_new=11, n_heads=2, context=8))
+
+
 # name -> (the values each frame draws, at these settings)
 EXPECTED = {
     "softmax-temperature": (softmax_temperature, [{"temperature": t} for t in ("0.3", "1.0", "5.0")]),
@@ -91,6 +123,12 @@ EXPECTED = {
         ],
     ),
     "matrix-on-vector": (matrix_on_vector, [{"angle": a} for a in ("0.0", "45.0", "135.0", "300.0")]),
+    "descent": (
+        descent,
+        [{"optimizer": "sgd", "lr": "0.03"}, {"optimizer": "sgd", "lr": "0.1"}]
+        + [{"optimizer": "momentum", "lr": "0.01"}, {"optimizer": "adam", "lr": "0.3"}],
+    ),
+    "training-run": (lambda step: list(training_run(step)), [{"step": s} for s in ("0.0", "25.0", "300.0")]),
 }
 
 
@@ -131,7 +169,7 @@ def test_frames_draw_the_library_values(built):
     assert len(settings) >= 3
     for setting in settings:
         expected = compute(**{**full_settings(built, built.default_key), **setting})
-        assert drawn(built.frame(**setting)) == pytest.approx(expected, abs=5.1e-5), (built.name, setting)
+        assert drawn(built.frame(**setting)) == pytest.approx(expected, rel=1e-5, abs=5.1e-5), (built.name, setting)
     frames = {built.frame(**setting) for setting in settings}
     assert len(frames) == len(settings), f"{built.name}: different settings must draw different frames"
 
@@ -142,7 +180,7 @@ def test_a_wrong_value_is_caught():
     tampered = svg.replace('data-value="0.6381"', 'data-value="0.6391"', 1)
     assert tampered != svg
     with pytest.raises(AssertionError):
-        assert drawn(tampered) == pytest.approx(softmax_temperature("1.0"), abs=5.1e-5)
+        assert drawn(tampered) == pytest.approx(softmax_temperature("1.0"), rel=1e-5, abs=5.1e-5)
 
 
 def test_every_explorer_is_on_a_page_and_tested():
@@ -250,7 +288,7 @@ def check_figure(page, built: explorers.Explorer, problems: list[str]) -> None:
                 )
         numbers = drawn(after["svg"])
         expected = compute(**full_settings(built, after["frame"]))
-        if numbers != pytest.approx(expected, abs=5.1e-5):
+        if numbers != pytest.approx(expected, rel=1e-5, abs=5.1e-5):
             problems.append(f"{where} at {after['frame']}: draws {numbers}, the library gives {expected}")
     # by setting the controls: the library's values at three or more settings
     for setting in settings:
@@ -259,7 +297,7 @@ def check_figure(page, built: explorers.Explorer, problems: list[str]) -> None:
             set_control(figure, control, full[control.name])
         now = figure.evaluate(READ_JS)
         expected = compute(**full)
-        if drawn(now["svg"]) != pytest.approx(expected, abs=5.1e-5):
+        if drawn(now["svg"]) != pytest.approx(expected, rel=1e-5, abs=5.1e-5):
             problems.append(f"{where} at {full}: draws {drawn(now['svg'])}, the library gives {expected}")
 
 
@@ -323,8 +361,10 @@ def test_without_javascript_the_default_figure_stays(md, site_server, tmp_path):
                 figure = page.locator(f"figure#xp-{name}")
                 svg = figure.locator(".explorer__frame").inner_html()
                 compute, _ = EXPECTED[name]
-                assert drawn(svg) == pytest.approx(compute(**full_settings(built, built.default_key)), abs=5.1e-5)
-                assert figure.locator("svg").is_visible()
+                assert drawn(svg) == pytest.approx(
+                    compute(**full_settings(built, built.default_key)), rel=1e-5, abs=5.1e-5
+                )
+                assert figure.locator("svg.xp-svg").is_visible()
                 assert not figure.locator("form.explorer__controls").is_visible(), "controls that cannot work"
         finally:
             context.close()

@@ -25,7 +25,9 @@ import numpy as np
 from transformer_math.attention import causal_mask, scaled_dot_product_attention
 from transformer_math.information import cross_entropy, entropy
 from transformer_math.linalg import cosine_similarity, matmul_loops, norm, power_iteration
+from transformer_math.optim import SGD, Adam, AdamW
 from transformer_math.softmax import softmax
+from transformer_math.transformer import forward, generate, init_params, loss_and_grads, make_windows
 
 EXPLORERS: dict[str, Callable[[], Explorer]] = {}
 
@@ -131,6 +133,11 @@ def num(x: float, digits: int = 4) -> str:
     """A library number as it is written into ``data-value`` and shown: rounded, no ``-0``."""
     value = round(float(x), digits)
     return f"{value + 0.0:.{digits}f}"
+
+
+def sig(x: float) -> str:
+    """A number that may be large or tiny (a loss that diverges): six significant digits."""
+    return f"{float(x):.6g}"
 
 
 def svg(width: int, height: int, label: str, body: list[str]) -> str:
@@ -403,3 +410,135 @@ def matrix_explorer() -> Explorer:
     control = slider("angle", "Angle of v", ANGLES, 30, lambda a: f"{a:g} degrees")
     caption = "A = [[2, 1], [1, 2]] maps the unit circle to an ellipse; the dashed lines are its eigenvectors."
     return build("matrix-on-vector", caption, [control], draw)
+
+
+# --- gradient descent on a valley: learning rate and optimizer (docs/part-3/optimizers.md) --------
+
+
+# --8<-- [start:descent]
+def descend(optimizer, lr, steps=50):
+    """The path of one optimizer on f(x, y) = ((x - 2)^2 + 25 (y - 1)^2) / 2 from (-4, -1), and the
+    loss at every point of it."""
+    curvature, minimum = np.array([1.0, 25.0]), np.array([2.0, 1.0])
+    p = np.array([-4.0, -1.0])
+    if optimizer == "adam":
+        opt = Adam([p], lr=lr)
+    else:
+        opt = SGD([p], lr=lr, momentum=0.9 if optimizer == "momentum" else 0.0)
+    path = [p.copy()]
+    for _ in range(steps):
+        opt.step([curvature * (p - minimum)])  # the gradient of f
+        path.append(p.copy())
+    path = np.array(path)
+    losses = 0.5 * np.sum(curvature * (path - minimum) ** 2, axis=1)
+    return path, losses
+
+
+# --8<-- [end:descent]
+
+RATES = [0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.079, 0.085, 0.1, 0.15, 0.3, 0.5, 1.0]
+OPTIMIZERS = {"sgd": "SGD", "momentum": "SGD with momentum 0.9", "adam": "Adam"}
+
+
+@explorer("descent")
+def descent_explorer() -> Explorer:
+    x0, y0, unit = 20, 44, 35  # the plot: x from -5 to 4, y from -2 to 3, at 35 px per unit
+    at = lambda x, y: (unit * (x + 5), unit * (3 - y))  # noqa: E731 - plane to the plot's pixels
+    contours = []
+    for level in [0.5, 2, 6, 14, 28]:  # f = level: an ellipse around the minimum (2, 1)
+        t = np.linspace(0, 2 * np.pi, 61)
+        ring = [at(2 + np.sqrt(2 * level) * np.cos(a), 1 + np.sqrt(2 * level / 25) * np.sin(a)) for a in t]
+        contours.append(polyline(ring, cls="xp-line xp-axis"))
+
+    def draw(optimizer: str, lr: str) -> str:
+        path, losses = descend(optimizer, float(lr))
+        points = [at(x, y) for x, y in path]
+        plot = [*contours, polyline(points, cls="xp-line xp-2")]
+        plot += [f'<circle class="xp-2" cx="{cx:.1f}" cy="{cy:.1f}" r="2.5"/>' for cx, cy in points]
+        plot.append(f'<circle class="xp-0" cx="{at(2, 1)[0]:.1f}" cy="{at(2, 1)[1]:.1f}" r="4"/>')
+        body = [text(x0, 16, f"{OPTIMIZERS[optimizer]}, learning rate {float(lr):g}, 50 steps", anchor="start")]
+        body.append(
+            f'<svg x="{x0}" y="{y0 - 20}" width="{9 * unit}" height="{5 * unit}" viewBox="0 0 {9 * unit} {5 * unit}">'
+            f'<rect class="xp-frame" x="0" y="0" width="{9 * unit}" height="{5 * unit}"/>{"".join(plot)}</svg>'
+        )
+        diverged = not losses[-1] < losses[0]
+        rows = [(f"loss after {n:2d} steps", losses[n]) for n in (10, 25, 50)]
+        for i, (words, value) in enumerate(rows):
+            body.append(text(x0, 230 + 18 * i, f"{words}: {float(value):.3g}", anchor="start", value=sig(value)))
+        end = f"ends at ({path[-1, 0]:.3g}, {path[-1, 1]:.3g})" + (", flung out: the steps grow" if diverged else "")
+        body.append(text(x0, 230 + 18 * 3, end, anchor="start"))
+        body += [f'<desc data-value="{sig(v)}">final {c} = {sig(v)}</desc>' for c, v in zip("xy", path[-1])]
+        return svg(360, 296, f"{OPTIMIZERS[optimizer]} at learning rate {float(lr):g}", body)
+
+    controls = [
+        choice("optimizer", "Optimizer", OPTIMIZERS, "sgd"),
+        slider("lr", "Learning rate", RATES, 0.03, lambda r: f"{r:g}"),
+    ]
+    caption = "50 steps from (-4, -1) towards the minimum (2, 1) of a narrow valley, its contours drawn in grey."
+    return build("descent", caption, controls, draw)
+
+
+# --- one training run of the tiny Transformer, step by step (docs/part-4/training.md) -------------
+
+VOCAB = ["the", "cat", "sat", "on", "mat"]
+SNAPSHOTS = [0, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250, 300]
+
+
+# --8<-- [start:training-run]
+def training_run(snapshots):
+    """One training run of the page's tiny Transformer (the loop of `train`, 300 AdamW steps), and at each
+    step in ``snapshots``: the losses so far, head 2's attention on the first window, and greedy text."""
+    stream = [VOCAB.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
+    inputs, targets = make_windows(stream, seq_len=8)
+    params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
+    names = list(params)
+    optimizer = AdamW([params[name] for name in names], lr=0.01, weight_decay=0.01)
+    losses, seen = [], {}
+    for step in range(max(snapshots) + 1):
+        loss, grads = loss_and_grads(params, inputs, targets, n_heads=2)
+        losses.append(loss)  # the loss after `step` updates
+        if step in snapshots:
+            _, cache = forward(params, inputs[0], n_heads=2)
+            text = generate(params, [0], n_new=11, n_heads=2, context=8)
+            seen[step] = (list(losses), cache["weights"][1], text)
+        optimizer.step([grads[name] for name in names])
+    return seen
+
+
+# --8<-- [end:training-run]
+
+
+@explorer("training-run")
+def training_explorer() -> Explorer:
+    run = training_run(SNAPSHOTS)
+    x0, y0, w, h = 40, 30, 300, 110  # the loss curve: steps 0..300, log10 loss from -2 to 0.5
+    at = lambda step, loss: (x0 + w * step / 300, y0 + h * (0.5 - np.log10(loss)) / 2.5)  # noqa: E731
+    window = "the cat sat on the mat the cat".split()  # the first window of the stream
+
+    def draw(step: str) -> str:
+        k = int(float(step))
+        losses, weights, tokens = run[k]
+        body = [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h)]
+        for value in (0.01, 0.1, 1):
+            body.append(text(x0 - 4, at(0, value)[1] + 4, f"{value:g}", anchor="end", size=11))
+        body.append(text(x0 + w, y0 + h + 14, "step 300", anchor="end", size=11))
+        body.append(text(x0 + 4, y0 - 8, "training loss (log scale)", anchor="start"))
+        body.append(polyline([at(i, loss) for i, loss in enumerate(losses)]))
+        cx, cy = at(k, losses[-1])
+        body.append(dot(cx, cy, num(losses[-1]), f"loss at step {k}: {num(losses[-1])}", cls="xp-2", r=4))
+        label = f"step {k}: loss {num(losses[-1])}"
+        body.append(text(cx + 6 if cx < 200 else cx - 6, cy - 8, label, anchor="start" if cx < 200 else "end"))
+        top, cell, left = 182, 22, 80
+        body.append(text(20, top - 14, "head 2 on the first window (rows attend to columns)", anchor="start"))
+        body += heatmap(weights, left, top, cell, lambda r, c: f"{window[r]} ({r + 1}) to {window[c]} ({c + 1})")
+        for n, word in enumerate(window):
+            body.append(text(left - 4, top + n * cell + cell / 2 + 4, word, anchor="end", size=11))
+            body.append(text(left + n * cell + cell / 2, top + 8 * cell + 12, word, size=9))
+        words = "".join(f'<tspan data-value="{t}">{VOCAB[t]} </tspan>' for t in tokens)
+        body.append(text(20, top + 8 * cell + 34, 'greedy text from "the":', anchor="start"))
+        body.append(f'<text class="xp-ink" x="20" y="{top + 8 * cell + 52}" font-size="12">{words}</text>')
+        return svg(360, top + 8 * cell + 62, f"The training run at step {k}", body)
+
+    control = slider("step", "Training step", SNAPSHOTS, 300, lambda s: f"step {s:g} of 300")
+    caption = "One run of 300 AdamW steps: the loss so far, one head's attention, and the text it writes greedily."
+    return build("training-run", caption, [control], draw)
