@@ -1,10 +1,7 @@
-"""Put the figures a reader moves (``tools/explorers.py``) into the pages.
-
-A page places one with ``<div class="explorer" data-explorer="NAME"></div>``. It becomes a ``<figure>`` with
-the default frame's SVG inline (what a reader without JavaScript sees), the controls as form elements
-(``hidden`` until ``assets/javascripts/explorers.js`` runs), and every frame as JSON, which the script
-swaps in. Frames are cached under ``.cache/explorers`` by a hash of the library's source and of
-``tools/explorers.py``; the figure is kept out of the search index.
+"""Put the figures a reader moves (``tools/explorers.py``) into the pages: ``<div class="explorer"
+data-explorer="NAME"></div>`` becomes a ``<figure>`` with the default frame's SVG inline (the figure without
+JavaScript), the controls (``hidden`` until ``assets/javascripts/explorers.js`` shows them) and every frame
+as JSON for the script. Frames are cached in ``.cache/explorers`` by a hash of the library and the tool.
 """
 
 from __future__ import annotations
@@ -24,10 +21,8 @@ PLACEHOLDER = re.compile(r'<div class="explorer" data-explorer="(?P<name>[a-z0-9
 
 
 def _source_hash() -> str:
-    digest = hashlib.sha256()
-    for path in [*sorted((ROOT / "src" / "transformer_math").glob("*.py")), ROOT / "tools" / "explorers.py"]:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    sources = [*sorted((ROOT / "src" / "transformer_math").glob("*.py")), ROOT / "tools" / "explorers.py"]
+    return hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:16]
 
 
 def explorer_data(name: str) -> dict:

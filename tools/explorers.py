@@ -154,8 +154,9 @@ def text(x: float, y: float, words: str, anchor: str = "middle", cls: str = "xp-
     return f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{font}{data}>{html.escape(words)}</text>'
 
 
-def line(x1, y1, x2, y2, cls: str = "xp-axis") -> str:
-    return f'<line class="{cls}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>'
+def line(x1, y1, x2, y2, cls: str = "xp-axis", dashed: bool = False) -> str:
+    dash = ' stroke-dasharray="5 4"' if dashed else ""
+    return f'<line class="{cls}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"{dash}/>'
 
 
 def polyline(points, cls: str = "xp-line xp-1") -> str:
@@ -387,7 +388,7 @@ def matrix_explorer() -> Explorer:
         body.append(polyline(circle, cls="xp-line xp-axis"))
         body.append(polyline(ellipse, cls="xp-line xp-1"))
         for value, u in eigen:
-            body.append(line(*at(*(-4 * u)), *at(*(4 * u)), cls="xp-eigen"))
+            body.append(line(*at(*(-4 * u)), *at(*(4 * u)), dashed=True))
             x, y = at(*(3.3 * u * (1 if u[1] >= 0 else -1)))
             body.append(text(x, y - 4, f"λ = {num(value, 2)}", cls="xp-ink", value=num(value), size=12))
         body.append(arrow(*at(0, 0), *at(*v), cls="xp-0"))
@@ -459,7 +460,7 @@ def descent_explorer() -> Explorer:
         body = [text(x0, 16, f"{OPTIMIZERS[optimizer]}, learning rate {float(lr):g}, 50 steps", anchor="start")]
         body.append(
             f'<svg x="{x0}" y="{y0 - 20}" width="{9 * unit}" height="{5 * unit}" viewBox="0 0 {9 * unit} {5 * unit}">'
-            f'<rect class="xp-frame" x="0" y="0" width="{9 * unit}" height="{5 * unit}"/>{"".join(plot)}</svg>'
+            f'<rect class="xp-line xp-axis" x="0" y="0" width="{9 * unit}" height="{5 * unit}"/>{"".join(plot)}</svg>'
         )
         diverged = not losses[-1] < losses[0]
         rows = [(f"loss after {n:2d} steps", losses[n]) for n in (10, 25, 50)]
