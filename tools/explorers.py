@@ -337,7 +337,7 @@ def attention_explorer() -> Explorer:
         return svg(360, top + 16 + 6 * cell + 6, f"Attention weights of query {word}", body)
 
     controls = [
-        slider("query", "Query token", range(6), 2, lambda i: f'"{TOKENS[int(i)]}", token {int(i) + 1} of 6'),
+        slider("query", "Query token", range(6), 2, lambda i: f'"{TOKENS[int(i)]}" ({int(i) + 1} of 6)'),
         toggle("causal", "Causal mask", True, "off: every key", "on: earlier keys only"),
         toggle("scaled", "Divide by the square root of d_k", True, "off: softmax(q k^T)", "on: softmax(q k^T / 8)"),
     ]
