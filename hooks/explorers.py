@@ -70,10 +70,13 @@ def on_page_content(html_text, page, config, files):
         data = explorer_data(name)
         default = data["frames"][data["keys"]["|".join(c["default"] for c in data["controls"])]]
         controls = "".join(_control(name, control) for control in data["controls"])
+        shared = data.pop("shared", "")  # drawn once in the page; every frame <use>s it
+        if shared:
+            shared = f'<svg aria-hidden="true" width="0" height="0" style="position:absolute">{shared}</svg>'
         frames = json.dumps(data).replace("<", "\\u003c")  # nothing in it can close the <script>
         return (
             f'<figure class="explorer" id="xp-{name}" data-search-exclude><div class="explorer__frame">{default}</div>'
-            f'<form class="explorer__controls" hidden>{controls}</form>'
+            f'{shared}<form class="explorer__controls" hidden>{controls}</form>'
             f"<figcaption>{html.escape(data['caption'])}</figcaption>"
             f'<script type="application/json" class="explorer__data">{frames}</script></figure>'
         )

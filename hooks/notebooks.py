@@ -85,13 +85,9 @@ def _solved_lab(file, inputs: bytes) -> str:
     path = SOLVED_LABS / Path(file.src_uri).name
     path.parent.mkdir(parents=True, exist_ok=True)
     text = jupytext.writes(notebook, fmt="py:percent")
-    if read_text(path) != text:  # an unchanged file keeps `mkdocs serve` from seeing a change
+    if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: `mkdocs serve` sees no edit
         path.write_text(text, encoding="utf-8")
     return str(path)
-
-
-def read_text(path: Path) -> str:
-    return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
 def _inputs_hash(config) -> str:

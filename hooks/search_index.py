@@ -6,6 +6,7 @@ docstrings' examples -- is marked ``data-search-exclude``, which Material's sear
 a TeX placeholder here: hooks/katex_render.py renders it when the page is written) is indexed as a plain
 text form, ``-log Q(x)`` for ``-\\log Q(x)``, so that result snippets have no holes; that text is dropped from
 the written page. The reference's signatures, prose, headings, inline code and docstrings stay searchable.
+The exercises' folded solutions (``??? success``) are left out: a search finds the exercise, not its answer.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from tools.formula_text import formula_text
 
 NOT_SEARCHED = re.compile(
-    r'<(div class="(?![^"]*\bdoc-signature\b)[^"]*\bhighlight\b[^"]*"|details class="mkdocstrings-source")'
+    r'<(div class="(?![^"]*\bdoc-signature\b)[^"]*\bhighlight\b[^"]*"|details class="(?:mkdocstrings-source|success)")'
 )
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 SEARCH_TEXT = re.compile(r'<span class="search-text" hidden>[^<]*</span>')

@@ -278,7 +278,8 @@ SEARCHES = {
     "covariance": "part-2/statistics/",
     "weight decay": "part-3/optimizers/",
     "causal mask": "part-4/attention/",
-    "gradient clipping": "part-3/optimizers/",
+    "gradient clipping": "part-3/schedules/",
+    "cosine decay": "part-3/schedules/",
 }
 SEARCH_RESULTS_JS = """() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => ({
     href: a.getAttribute('href'), text: a.innerText}))"""

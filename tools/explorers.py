@@ -90,6 +90,7 @@ class Explorer:
     controls: list[Control]
     keys: dict[str, int] = field(default_factory=dict)  # "value|value|..." -> index into frames
     frames: list[str] = field(default_factory=list)
+    shared: str = ""  # SVG <defs> that every frame draws with <use href="#id">: on the page once, not per frame
 
     @property
     def default_key(self) -> str:
@@ -108,12 +109,13 @@ class Explorer:
             "controls": controls,
             "keys": self.keys,
             "frames": self.frames,
+            "shared": self.shared,
         }
 
 
-def build(name: str, caption: str, controls: list[Control], draw: Callable[..., str]) -> Explorer:
+def build(name: str, caption: str, controls: list[Control], draw: Callable[..., str], shared: str = "") -> Explorer:
     """Call ``draw(**settings)`` for every combination of the controls' values."""
-    built = Explorer(name, caption, controls)
+    built = Explorer(name, caption, controls, shared=shared)
     seen: dict[str, int] = {}
     for combination in itertools.product(*(control.values for control in controls)):
         svg = draw(**{control.name: value for control, value in zip(controls, combination)})
@@ -450,12 +452,27 @@ def descent_explorer() -> Explorer:
         t = np.linspace(0, 2 * np.pi, 61)
         ring = [at(2 + np.sqrt(2 * level) * np.cos(a), 1 + np.sqrt(2 * level / 25) * np.sin(a)) for a in t]
         contours.append(polyline(ring, cls="xp-line xp-axis"))
+    # Drawn once on the page, used by all 42 frames: the contours, and the dot a path draws at every step.
+    dot_at_step = '<marker id="xp-step" markerUnits="userSpaceOnUse" markerWidth="5" markerHeight="5" refX="2.5" '
+    dot_at_step += 'refY="2.5"><circle class="xp-2" cx="2.5" cy="2.5" r="2.5"/></marker>'
+    shared = f'<defs><g id="xp-descent-contours">{"".join(contours)}</g>{dot_at_step}</defs>'
 
     def draw(optimizer: str, lr: str) -> str:
         path, losses = descend(optimizer, float(lr))
         points = [at(x, y) for x, y in path]
-        plot = [*contours, polyline(points, cls="xp-line xp-2")]
-        plot += [f'<circle class="xp-2" cx="{cx:.1f}" cy="{cy:.1f}" r="2.5"/>' for cx, cy in points]
+        # Whole pixels (the plot is 315 px wide), each step relative to the last: short, and gzip finds repeats.
+        # A path flung out is drawn to 1,000 px away (three plots), along its last step: off the plot, the rest is
+        # not seen, and it may overflow to inf.
+        points, far = np.array(points), 1_000
+        out = np.flatnonzero(~np.all(np.abs(points) < far, axis=1))
+        if out.size:
+            last, step = points[out[0] - 1], points[out[0]] - points[out[0] - 1]
+            end = [last + step * (far / np.max(np.abs(step)))] if np.all(np.isfinite(step)) else []
+            points = np.vstack([points[: out[0]], *end])
+        pixels = np.rint(points).astype(np.int64)
+        steps = f"M{pixels[0, 0]} {pixels[0, 1]}l" + " ".join(f"{dx} {dy}" for dx, dy in np.diff(pixels, axis=0))
+        marks = 'marker-start="url(#xp-step)" marker-mid="url(#xp-step)" marker-end="url(#xp-step)"'
+        plot = ['<use href="#xp-descent-contours"/>', f'<path class="xp-line xp-2" d="{steps}" {marks}/>']
         plot.append(f'<circle class="xp-0" cx="{at(2, 1)[0]:.1f}" cy="{at(2, 1)[1]:.1f}" r="4"/>')
         body = [text(x0, 16, f"{OPTIMIZERS[optimizer]}, learning rate {float(lr):g}, 50 steps", anchor="start")]
         body.append(
@@ -476,7 +493,7 @@ def descent_explorer() -> Explorer:
         slider("lr", "Learning rate", RATES, 0.03, lambda r: f"{r:g}"),
     ]
     caption = "50 steps from (-4, -1) towards the minimum (2, 1) of a narrow valley, its contours drawn in grey."
-    return build("descent", caption, controls, draw)
+    return build("descent", caption, controls, draw, shared)
 
 
 # --- one training run of the tiny Transformer, step by step (docs/part-4/training.md) -------------
