@@ -1029,7 +1029,7 @@ def train_validation_loss() -> Figure:
     )
     ax.set_xlabel("AdamW step")
     ax.set_ylabel("loss (nats per character)")
-    ax.legend(fontsize=9, loc="center right")
+    ax.legend(fontsize=9, loc="upper right", bbox_to_anchor=(1.0, 0.92))  # below the ln V line
     return fig
 
 
