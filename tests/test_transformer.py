@@ -215,7 +215,7 @@ def test_mini_batch_arguments_are_checked(kwargs, error, message):
 
 
 def test_the_fables_run_of_the_guide():
-    """The run of the page's "Training on real text": 200 steps of 32 windows reach the validation loss 2.2650
+    """The run of the page's "Training on real text": 300 steps of 32 windows reach the validation loss 2.3005
     the page states, far below ln V = 4.0431 and the 2.47 of character-pair counts; past the training length
     of 16 the loss rises by more than half a nat."""
     from transformer_math.data import load_text
@@ -227,11 +227,11 @@ def test_the_fables_run_of_the_guide():
     split = int(0.9 * len(ids))
     x_train, y_train = make_windows(ids[:split], seq_len=16)
     x_val, y_val = make_windows(ids[split:], seq_len=16)
-    params = init_params(vocab_size=len(chars), d_model=32, d_ff=128, seed=0, output_scale=0.1)
-    losses = train(params, x_train, y_train, n_heads=2, steps=200, lr=0.01, batch_size=32, seed=0)
+    params = init_params(vocab_size=len(chars), d_model=32, d_ff=32, seed=0, output_scale=0.1)
+    losses = train(params, x_train, y_train, n_heads=2, steps=300, lr=0.01, batch_size=32, seed=0)
     assert abs(losses[0] - np.log(len(chars))) < 0.05  # a mini-batch's loss at step 0: near ln V
     logits, _ = forward(params, x_val, n_heads=2)
-    assert round(cross_entropy_from_logits(logits, y_val), 4) == 2.2650
+    assert round(cross_entropy_from_logits(logits, y_val), 4) == 2.3005
 
     x_long, y_long = make_windows(ids[split:], seq_len=64)
     long_logits, _ = forward(params, x_long, n_heads=2)

@@ -979,7 +979,7 @@ def trained_attention() -> Figure:
 @figure("train-validation-loss")
 # --8<-- [start:train-validation-loss]
 def train_validation_loss() -> Figure:
-    """Training and validation loss of the character model on Aesop's fables, every 25 of 400 AdamW steps."""
+    """Training and validation loss of the character model on Aesop's fables, every 25 of 700 AdamW steps."""
     from transformer_math.data import load_text
     from transformer_math.information import cross_entropy_from_logits
     from transformer_math.optim import AdamW
@@ -991,7 +991,7 @@ def train_validation_loss() -> Figure:
     split = int(0.9 * len(ids))
     x_train, y_train = make_windows(ids[:split], seq_len=16)
     x_val, y_val = make_windows(ids[split:], seq_len=16)
-    params = init_params(vocab_size=len(chars), d_model=32, d_ff=128, seed=0, output_scale=0.1)
+    params = init_params(vocab_size=len(chars), d_model=32, d_ff=32, seed=0, output_scale=0.1)
     names = list(params)
     optimizer = AdamW([params[name] for name in names], lr=0.01, weight_decay=0.01)
     rng = np.random.default_rng(0)
@@ -1001,12 +1001,12 @@ def train_validation_loss() -> Figure:
         return cross_entropy_from_logits(logits, y)
 
     steps, train_curve, val_curve = [], [], []
-    for step in range(401):
+    for step in range(701):
         if step % 25 == 0:
             steps.append(step)
             train_curve.append(mean_loss(x_train[::8], y_train[::8]))  # every 8th window: 506
             val_curve.append(mean_loss(x_val, y_val))
-        if step == 400:
+        if step == 700:
             break
         rows = rng.integers(0, len(x_train), size=32)
         _, grads = loss_and_grads(params, x_train[rows], y_train[rows], n_heads=2)
