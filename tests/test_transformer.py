@@ -119,3 +119,121 @@ def test_training_run_of_the_guide_reaches_the_stated_loss():
     assert losses[-1] > floor
     story = generate(params, [0, 1, 2, 3], n_new=12, n_heads=2, context=8)
     assert " ".join(vocab[t] for t in story) == "the cat sat on the mat the cat sat on the mat the cat sat on"
+
+
+def test_output_scale_scales_only_the_output_projection_and_sets_the_initial_loss():
+    """The page's "check the initial loss": unit-scale logits cost about ln V + sigma^2 / 2, a 0.1 output
+    projection starts within 0.01 of ln V, and every other array is the default draw."""
+    rng = np.random.default_rng(0)
+    tokens, targets = rng.integers(0, 40, size=(64, 16)), rng.integers(0, 40, size=(64, 16))
+    default = init_params(vocab_size=40, d_model=32, d_ff=64, seed=3)
+    for scale in [0.0, 0.1, 2.5]:
+        scaled = init_params(vocab_size=40, d_model=32, d_ff=64, seed=3, output_scale=scale)
+        np.testing.assert_allclose(scaled["W_U"], scale * default["W_U"], rtol=0, atol=1e-15)
+        assert all(np.array_equal(scaled[name], default[name]) for name in default if name != "W_U")
+    assert np.array_equal(init_params(40, 32, 64, seed=3, output_scale=1)["W_U"], default["W_U"])
+
+    logits, _ = forward(default, tokens, n_heads=2)
+    sigma = logits.std()
+    assert 0.8 < sigma < 1.2
+    assert cross_entropy_from_logits(logits, targets) > np.log(40) + 0.3
+    assert abs(cross_entropy_from_logits(logits, targets) - (np.log(40) + sigma**2 / 2)) < 0.15
+    small, _ = forward(init_params(40, 32, 64, seed=3, output_scale=0.1), tokens, n_heads=2)
+    assert abs(cross_entropy_from_logits(small, targets) - np.log(40)) < 0.01
+    zero, _ = forward(init_params(40, 32, 64, seed=3, output_scale=0), tokens, n_heads=2)
+    assert cross_entropy_from_logits(zero, targets) == pytest.approx(np.log(40), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (-0.1, ValueError, r"output_scale must be >= 0, got -0.1"),
+        (float("nan"), ValueError, r"output_scale must be a finite number, got nan"),
+        (float("inf"), ValueError, r"output_scale must be a finite number, got inf"),
+        ("0.1", TypeError, r"output_scale must be a real number, got '0.1'"),
+        (True, TypeError, r"output_scale must be a real number, got True"),
+    ],
+)
+def test_output_scale_is_checked(value, error, message):
+    with pytest.raises(error, match=message):
+        init_params(vocab_size=5, d_model=8, d_ff=16, output_scale=value)
+
+
+def test_mini_batch_training_is_the_loop_of_the_page():
+    """train(batch_size=B, seed=s) draws B windows per step with np.random.default_rng(s) and steps AdamW on
+    them: the same parameters, bit for bit, as the loop written out on the page."""
+    from transformer_math.optim import AdamW
+
+    rng = np.random.default_rng(5)
+    stream = rng.integers(0, 7, size=200)
+    x, y = make_windows(stream, seq_len=6)
+    by_train = init_params(vocab_size=7, d_model=8, d_ff=16, seed=1, output_scale=0.1)
+    losses = train(by_train, x, y, n_heads=2, steps=15, lr=0.01, batch_size=4, seed=2)
+
+    by_hand = init_params(vocab_size=7, d_model=8, d_ff=16, seed=1, output_scale=0.1)
+    names = list(by_hand)
+    optimizer = AdamW([by_hand[name] for name in names], lr=0.01, weight_decay=0.01)
+    draws = np.random.default_rng(2)
+    hand_losses = []
+    for _ in range(15):
+        rows = draws.integers(0, len(x), size=4)
+        loss, grads = loss_and_grads(by_hand, x[rows], y[rows], n_heads=2)
+        optimizer.step([grads[name] for name in names])
+        hand_losses.append(loss)
+    assert losses == hand_losses
+    assert all(np.array_equal(by_train[name], by_hand[name]) for name in names)
+
+    other_seed = init_params(vocab_size=7, d_model=8, d_ff=16, seed=1, output_scale=0.1)
+    assert train(other_seed, x, y, n_heads=2, steps=15, lr=0.01, batch_size=4, seed=3) != losses
+    full = init_params(vocab_size=7, d_model=8, d_ff=16, seed=1, output_scale=0.1)
+    first = loss_and_grads(init_params(7, d_model=8, d_ff=16, seed=1, output_scale=0.1), x, y, n_heads=2)[0]
+    assert train(full, x, y, n_heads=2, steps=1, lr=0.01) == [first]  # without batch_size: every window
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"batch_size": 0}, ValueError, r"batch_size must be at least 1, got 0"),
+        ({"batch_size": 2.0}, TypeError, r"batch_size"),
+        ({"batch_size": 2, "seed": -1}, ValueError, r"seed"),
+        ({"batch_size": 2, "tokens": np.arange(6) % 5}, ValueError, r"batch_size needs tokens and targets of one"),
+        (
+            {"batch_size": 2, "targets": np.zeros((3, 4), dtype=int)},
+            ValueError,
+            r"got tokens \(4, 4\), targets \(3, 4\)",
+        ),
+    ],
+)
+def test_mini_batch_arguments_are_checked(kwargs, error, message):
+    x, y = make_windows([0, 1, 2, 3, 4, 0, 1, 2], seq_len=4)
+    arguments = {"tokens": x, "targets": y, **kwargs}
+    tokens, targets = arguments.pop("tokens"), arguments.pop("targets")
+    if tokens.ndim == 1:
+        targets = tokens
+    with pytest.raises(error, match=message):
+        train(init_params(5, d_model=8, d_ff=16), tokens, targets, n_heads=2, steps=2, **arguments)
+
+
+def test_the_fables_run_of_the_guide():
+    """The run of the page's "Training on real text": 300 steps of 32 windows reach the validation loss 2.3005
+    the page states, far below ln V = 4.0431 and the 2.47 of character-pair counts; past the training length
+    of 16 the loss rises by more than half a nat."""
+    from transformer_math.data import load_text
+    from transformer_math.softmax import log_softmax
+
+    text = load_text("aesop")
+    chars = sorted(set(text))
+    ids = np.array([chars.index(c) for c in text])
+    split = int(0.9 * len(ids))
+    x_train, y_train = make_windows(ids[:split], seq_len=16)
+    x_val, y_val = make_windows(ids[split:], seq_len=16)
+    params = init_params(vocab_size=len(chars), d_model=32, d_ff=32, seed=0, output_scale=0.1)
+    losses = train(params, x_train, y_train, n_heads=2, steps=300, lr=0.01, batch_size=32, seed=0)
+    assert abs(losses[0] - np.log(len(chars))) < 0.05  # a mini-batch's loss at step 0: near ln V
+    logits, _ = forward(params, x_val, n_heads=2)
+    assert round(cross_entropy_from_logits(logits, y_val), 4) == 2.3005
+
+    x_long, y_long = make_windows(ids[split:], seq_len=64)
+    long_logits, _ = forward(params, x_long, n_heads=2)
+    loss_at = -np.take_along_axis(log_softmax(long_logits), y_long[..., None], axis=-1)[..., 0].mean(axis=0)
+    assert loss_at[16:].mean() > loss_at[:16].mean() + 0.5

@@ -1285,3 +1285,63 @@ def trained_attention() -> Figure:
 
 
 # --8<-- [end:trained-attention]
+
+
+@figure("train-validation-loss")
+# --8<-- [start:train-validation-loss]
+def train_validation_loss() -> Figure:
+    """Training and validation loss of the character model on Aesop's fables, every 25 of 700 AdamW steps."""
+    from transformer_math.data import load_text
+    from transformer_math.information import cross_entropy_from_logits
+    from transformer_math.optim import AdamW
+    from transformer_math.transformer import forward, init_params, loss_and_grads, make_windows
+
+    text = load_text("aesop")
+    chars = sorted(set(text))
+    ids = np.array([chars.index(c) for c in text])
+    split = int(0.9 * len(ids))
+    x_train, y_train = make_windows(ids[:split], seq_len=16)
+    x_val, y_val = make_windows(ids[split:], seq_len=16)
+    params = init_params(vocab_size=len(chars), d_model=32, d_ff=32, seed=0, output_scale=0.1)
+    names = list(params)
+    optimizer = AdamW([params[name] for name in names], lr=0.01, weight_decay=0.01)
+    rng = np.random.default_rng(0)
+
+    def mean_loss(x, y):
+        logits, _ = forward(params, x, n_heads=2)
+        return cross_entropy_from_logits(logits, y)
+
+    steps, train_curve, val_curve = [], [], []
+    for step in range(701):
+        if step % 25 == 0:
+            steps.append(step)
+            train_curve.append(mean_loss(x_train[::8], y_train[::8]))  # every 8th window: 506
+            val_curve.append(mean_loss(x_val, y_val))
+        if step == 700:
+            break
+        rows = rng.integers(0, len(x_train), size=32)
+        _, grads = loss_and_grads(params, x_train[rows], y_train[rows], n_heads=2)
+        optimizer.step([grads[name] for name in names])
+
+    best = int(np.argmin(val_curve))
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
+    ax.plot(steps, train_curve, color="C0", marker=".", label="training part (90 %)")
+    ax.plot(steps, val_curve, color="C1", marker=".", label="validation part (10 %)")
+    ax.axhline(np.log(len(chars)), color="C3", ls=":", label=f"ln {len(chars)}: uniform guess")
+    ax.plot([steps[best]], [val_curve[best]], "o", color="C1", fillstyle="none", markersize=10)
+    ax.annotate(
+        f"lowest validation loss {val_curve[best]:.2f} at step {steps[best]}",
+        (steps[best], val_curve[best]),
+        xytext=(0, 28),
+        textcoords="offset points",
+        ha="center",
+        fontsize=9,
+    )
+    ax.set_xlabel("AdamW step")
+    ax.set_ylabel("loss (nats per character)")
+    ax.legend(fontsize=9, loc="upper right", bbox_to_anchor=(1.0, 0.92))  # below the ln V line
+    return fig
+
+
+# --8<-- [end:train-validation-loss]

@@ -47,7 +47,7 @@ from transformer_math.attention import (
     scaled_dot_product_attention,
     split_heads,
 )
-from transformer_math.checks import check_integer, check_no_nan, float_array, token_ids
+from transformer_math.checks import check_integer, check_no_nan, check_number, float_array, token_ids
 from transformer_math.information import check_logits_and_targets, cross_entropy_from_logits
 from transformer_math.optim import AdamW, clip_grad_norm, warmup_cosine
 from transformer_math.softmax import softmax
@@ -74,11 +74,16 @@ PARAM_NAMES = tuple(
 
 
 # --8<-- [start:init_params]
-def init_params(vocab_size, d_model, d_ff, seed=0):
+def init_params(vocab_size, d_model, d_ff, seed=0, output_scale=1.0):
     r"""Random parameters of the one-block model, as a dictionary of float64 arrays.
 
     Weight matrices are drawn from $\mathcal{N}(0, 1/\text{fan-in})$, so a vector keeps roughly its size
     through each matrix product; LayerNorm gains start at 1, every bias and shift at 0.
+
+    The logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1, and random logits of
+    spread $\sigma$ cost about $\ln V + \sigma^2/2$ nats rather than the uniform guess's $\ln V$.
+    ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts the model within about
+    0.005 of $\ln V$, close to the uniform guess.
 
     Parameters
     ----------
@@ -90,6 +95,8 @@ def init_params(vocab_size, d_model, d_ff, seed=0):
         Width of the feed-forward hidden layer (often $4d$).
     seed : int
         Seed of ``np.random.default_rng``.
+    output_scale : float, default 1.0
+        Factor $\geq 0$ on the output projection $W_U$; the other arrays do not depend on it.
 
     Returns
     -------
@@ -100,15 +107,22 @@ def init_params(vocab_size, d_model, d_ff, seed=0):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from transformer_math.transformer import init_params
     >>> params = init_params(vocab_size=5, d_model=8, d_ff=16)
     >>> sum(p.size for p in params.values())
     664
+    >>> small = init_params(vocab_size=5, d_model=8, d_ff=16, output_scale=0.1)
+    >>> bool(np.allclose(small["W_U"], 0.1 * params["W_U"]) and np.array_equal(small["W_E"], params["W_E"]))
+    True
     """
     vocab_size = check_integer(vocab_size, "vocab_size", minimum=1)
     d_model = check_integer(d_model, "d_model", minimum=1)
     d_ff = check_integer(d_ff, "d_ff", minimum=1)
     rng = np.random.default_rng(check_integer(seed, "seed"))
+    output_scale = check_number(output_scale, "output_scale")
+    if output_scale < 0:
+        raise ValueError(f"output_scale must be >= 0, got {output_scale!r}")
 
     def weight(fan_in, fan_out):
         return rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))
@@ -130,7 +144,7 @@ def init_params(vocab_size, d_model, d_ff, seed=0):
         "b_2": np.zeros(d),
         "lnf_g": np.ones(d),
         "lnf_b": np.zeros(d),
-        "W_U": weight(d, vocab_size),
+        "W_U": output_scale * weight(d, vocab_size),
     }
 
 
@@ -437,14 +451,30 @@ def make_windows(stream, seq_len):
 
 
 # --8<-- [start:train]
-def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01, max_grad_norm=None, warmup_steps=None):
-    r"""Full-batch training with AdamW; ``params`` is updated in place. Returns the loss before each step.
+def train(
+    params,
+    tokens,
+    targets,
+    n_heads,
+    steps,
+    lr=1e-2,
+    weight_decay=0.01,
+    max_grad_norm=None,
+    warmup_steps=None,
+    batch_size=None,
+    seed=0,
+):
+    r"""Training with AdamW; ``params`` is updated in place. Returns the loss before each step.
 
     Each step is the whole diagram: forward to the logits, cross entropy, backward to every gradient,
     and one AdamW update of every parameter. Two options of larger training runs are available:
     ``max_grad_norm`` clips the global norm of the gradients (:func:`~transformer_math.optim.clip_grad_norm`)
     and ``warmup_steps`` replaces the constant ``lr`` by a warm-up to ``lr`` followed by a cosine decay
     to 0 (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
+
+    By default every step uses every window (full batch). With ``batch_size`` each step uses that many
+    windows, drawn at random (with replacement) by ``np.random.default_rng(seed)``, and the losses
+    returned are those of these mini-batches.
 
     Examples
     --------
@@ -458,13 +488,30 @@ def train(params, tokens, targets, n_heads, steps, lr=1e-2, weight_decay=0.01, m
     >>> losses = train(params, x, y, n_heads=2, steps=30, lr=0.03, max_grad_norm=1.0, warmup_steps=5)
     >>> bool(losses[-1] < losses[0] / 10)
     True
+    >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)   # again, 4 random windows a step
+    >>> losses = train(params, x, y, n_heads=2, steps=30, batch_size=4, seed=0)
+    >>> bool(losses[-1] < losses[0] / 10)
+    True
     """
     steps = check_integer(steps, "steps")
+    if batch_size is not None:
+        batch_size = check_integer(batch_size, "batch_size", minimum=1)
+        tokens, targets = np.asarray(tokens), np.asarray(targets)
+        if tokens.ndim != 2 or targets.shape != tokens.shape:
+            raise ValueError(
+                f"batch_size needs tokens and targets of one shape (windows, n); "
+                f"got tokens {tokens.shape}, targets {targets.shape}"
+            )
+        rng = np.random.default_rng(check_integer(seed, "seed"))
     names = list(params)
     optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=weight_decay)
     losses = []
     for t in range(steps):
-        loss, grads = loss_and_grads(params, tokens, targets, n_heads)
+        if batch_size is None:
+            loss, grads = loss_and_grads(params, tokens, targets, n_heads)
+        else:
+            rows = rng.integers(0, len(tokens), size=batch_size)  # a random mini-batch of windows
+            loss, grads = loss_and_grads(params, tokens[rows], targets[rows], n_heads)
         grads = [grads[name] for name in names]
         if max_grad_norm is not None:
             grads, _ = clip_grad_norm(grads, max_grad_norm)
