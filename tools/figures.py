@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable
 
@@ -1287,9 +1288,9 @@ def trained_attention() -> Figure:
 # --8<-- [end:trained-attention]
 
 
-@figure("train-validation-loss")
-# --8<-- [start:train-validation-loss]
-def train_validation_loss() -> Figure:
+@functools.cache  # both themes draw the same run: train once
+# --8<-- [start:fables-run]
+def fables_run():
     """Training and validation loss of the character model on Aesop's fables, every 25 of 700 AdamW steps."""
     from transformer_math.data import load_text
     from transformer_math.information import cross_entropy_from_logits
@@ -1322,13 +1323,23 @@ def train_validation_loss() -> Figure:
         rows = rng.integers(0, len(x_train), size=32)
         _, grads = loss_and_grads(params, x_train[rows], y_train[rows], n_heads=2)
         optimizer.step([grads[name] for name in names])
+    return steps, train_curve, val_curve, len(chars)
 
+
+# --8<-- [end:fables-run]
+
+
+@figure("train-validation-loss")
+# --8<-- [start:train-validation-loss]
+def train_validation_loss() -> Figure:
+    """The two loss curves of `fables_run`, the lowest validation loss marked."""
+    steps, train_curve, val_curve, n_chars = fables_run()
     best = int(np.argmin(val_curve))
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
     ax.plot(steps, train_curve, color="C0", marker=".", label="training part (90 %)")
     ax.plot(steps, val_curve, color="C1", marker=".", label="validation part (10 %)")
-    ax.axhline(np.log(len(chars)), color="C3", ls=":", label=f"ln {len(chars)}: uniform guess")
+    ax.axhline(np.log(n_chars), color="C3", ls=":", label=f"ln {n_chars}: uniform guess")
     ax.plot([steps[best]], [val_curve[best]], "o", color="C1", fillstyle="none", markersize=10)
     ax.annotate(
         f"lowest validation loss {val_curve[best]:.2f} at step {steps[best]}",
