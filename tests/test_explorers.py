@@ -215,7 +215,7 @@ def test_hook_writes_figure_controls_and_frames(tmp_path, monkeypatch):
     )
     assert out.count("<figure") == 1 and "data-search-exclude" in out
     assert '<form class="explorer__controls" hidden>' in out  # only the script shows the controls
-    assert 'aria-valuetext="T = 1"' in out and "<label" in out
+    assert 'aria-valuetext="τ = 1"' in out and "<label" in out
     assert out.endswith('<script src="../../assets/javascripts/explorers.js" defer></script>')
     data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>', out, re.S).group(1))
     assert drawn(data["frames"][data["keys"]["1.0"]]) == drawn(out.split("<form")[0])  # default inline

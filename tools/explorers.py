@@ -246,7 +246,7 @@ def softmax_temperature_explorer() -> Explorer:
         body.append(text(40, 246, f"entropy {num(h)} nats (at most ln 4 = {num(np.log(4))})", anchor="start"))
         return svg(360, 256, f"Softmax probabilities at temperature {t:g}", body)
 
-    control = slider("temperature", "Temperature", TEMPERATURES, 1.0, lambda t: f"T = {t:g}")
+    control = slider("temperature", "Temperature", TEMPERATURES, 1.0, lambda t: f"τ = {t:g}")
     caption = "Softmax of the logits of cat, dog, bird and fish, and the entropy of the result."
     return build("softmax-temperature", caption, [control], draw)
 

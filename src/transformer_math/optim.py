@@ -319,14 +319,14 @@ def clip_grad_norm(grads, max_norm):
 def warmup_cosine(step, total_steps, warmup_steps, peak_lr, min_lr=0.0):
     r"""The learning rate of step ``step`` (counted from 0): a linear warm-up, then a cosine decay.
 
-    With $t$ = ``step``, $W$ = ``warmup_steps``, $T$ = ``total_steps``:
+    With $t$ = ``step``, $t_{\text{warm}}$ = ``warmup_steps``, $t_{\text{total}}$ = ``total_steps``:
 
-    $$\eta_t = \eta_{\max} \frac{t + 1}{W} \quad (t < W),$$
+    $$\eta_t = \eta_{\max} \frac{t + 1}{t_{\text{warm}}} \quad (t < t_{\text{warm}}),$$
 
     $$\eta_t = \eta_{\min} + \frac{\eta_{\max} - \eta_{\min}}{2} \bigl(1 + \cos \pi \phi\bigr),$$
 
-    otherwise, with $\phi = (t - W) / (T - W - 1)$ going from 0 at the first step after the warm-up to 1
-    at the last step. The warm-up lets Adam's running averages settle before the steps get large;
+    otherwise, with $\phi = (t - t_{\text{warm}}) / (t_{\text{total}} - t_{\text{warm}} - 1)$ going from 0 at
+    the first step after the warm-up to 1 at the last step. The warm-up lets Adam's running averages settle before the steps get large;
     the decay makes the last steps small, so training settles into a minimum instead of bouncing.
 
     Parameters

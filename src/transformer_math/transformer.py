@@ -82,8 +82,8 @@ def init_params(vocab_size, d_model, d_ff, seed=0, output_scale=1.0):
 
     The logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1, and random logits of
     spread $\sigma$ cost about $\ln V + \sigma^2/2$ nats rather than the uniform guess's $\ln V$.
-    ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts the model within about
-    0.005 of $\ln V$, close to the uniform guess.
+    ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts the model within a few
+    hundredths of $\ln V$, close to the uniform guess.
 
     Parameters
     ----------
