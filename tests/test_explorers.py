@@ -158,6 +158,21 @@ def test_every_combination_has_a_frame(built):
     assert built.default_key in built.keys
 
 
+def test_what_frames_use_is_painted_by_attributes(built):
+    """A <use> draws copies that the page's CSS does not reach (Chromium drew the descent explorer's contours
+    as black blobs): every element a frame uses carries its own fill and stroke, and no class."""
+    if not built.shared:
+        return
+    used = {href[1:] for frame in built.frames for href in re.findall(r'<use href="(#[^"]+)"', frame)}
+    root = ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{built.shared}</svg>')
+    targets = [element for element in root.iter() if element.get("id") in used]
+    assert {element.get("id") for element in targets} == used, f"{built.name}: a frame uses a missing id"
+    for target in targets:
+        for element in [node for node in target.iter() if node is not target]:
+            assert element.get("class") is None, f"{built.name}: #{target.get('id')} styles by class"
+            assert element.get("fill") and element.get("stroke"), f"{built.name}: #{target.get('id')} unpainted"
+
+
 def test_every_control_speaks(built):
     for control in built.controls:
         assert control.label and len(control.texts) == len(control.values) >= 2

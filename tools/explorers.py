@@ -451,7 +451,9 @@ def descent_explorer() -> Explorer:
     for level in [0.5, 2, 6, 14, 28]:  # f = level: an ellipse around the minimum (2, 1)
         t = np.linspace(0, 2 * np.pi, 61)
         ring = [at(2 + np.sqrt(2 * level) * np.cos(a), 1 + np.sqrt(2 * level / 25) * np.sin(a)) for a in t]
-        contours.append(polyline(ring, cls="xp-line xp-axis"))
+        coordinates = " ".join(f"{x:.1f},{y:.1f}" for x, y in ring)
+        # Attributes, not classes: the page's CSS does not reach the copies a <use> draws.
+        contours.append(f'<polyline points="{coordinates}" fill="none" stroke="currentColor" stroke-opacity="0.45"/>')
     # Drawn once on the page, used by all 42 frames: the contours, and the dot a path draws at every step.
     dot_at_step = '<marker id="xp-step" markerUnits="userSpaceOnUse" markerWidth="5" markerHeight="5" refX="2.5" '
     dot_at_step += 'refY="2.5"><circle class="xp-2" cx="2.5" cy="2.5" r="2.5"/></marker>'
