@@ -324,10 +324,24 @@ def site_server(built_site):
         yield server
 
 
-def open_page(playwright, server, path: str, profile: Path, **options):
+@pytest.fixture(scope="module")
+def chromium():
+    """One browser for the module; each check opens a fresh context in it (a new profile, as a first visit)."""
+    from playwright.sync_api import sync_playwright
+
     from tools import browser as bs
 
-    context = bs.launch(playwright, profile, viewport=bs.PHONE, **options)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=bs.chromium_path(), headless=True, args=bs.CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def open_page(browser, server, path: str, **options):
+    from tools import browser as bs
+
+    context = browser.new_context(viewport=bs.PHONE, **options)
+    context.add_init_script(bs.FORGET_PALETTE_JS)
     requests: list[str] = []
     context.on("request", lambda request: requests.append(request.url))
     bs.block_external_hosts(context, server.origin)
@@ -338,63 +352,52 @@ def open_page(playwright, server, path: str, profile: Path, **options):
 
 
 @pytest.mark.parametrize("md", sorted(pages()))
-def test_reader_moves_the_figures(md, site_server, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_reader_moves_the_figures(md, site_server, chromium):
     from tools import browser as bs
 
     problems: list[str] = []
-    with sync_playwright() as playwright:
-        context, page, requests = open_page(playwright, site_server, md, tmp_path / "profile")
-        try:
-            for name in pages()[md]:
-                page.locator(f"figure#xp-{name}").scroll_into_view_if_needed()
-                page.wait_for_timeout(500)  # the chapter's lazy figures near it load now, not when a control moves
-                loaded = len(requests)
-                check_figure(page, explorers.make(name), problems)
-                moved = [url for url in requests[loaded:] if "/figures/" not in url]  # lazy <img>s scrolled past
-                if moved:
-                    problems.append(f"moving the controls of {name} made requests: {moved}")
-            problems += [f"requested {url}" for url in requests if not url.startswith(site_server.origin + "/")]
-            overflow = page.evaluate(bs.OVERFLOW_JS)
-            if overflow["scrollWidth"] > overflow["width"] + 1:
-                problems.append(f"scrolls sideways at 375 px: {overflow['culprits']}")
-        finally:
-            context.close()
+    context, page, requests = open_page(chromium, site_server, md)
+    try:
+        for name in pages()[md]:
+            page.locator(f"figure#xp-{name}").scroll_into_view_if_needed()
+            page.wait_for_timeout(500)  # the chapter's lazy figures near it load now, not when a control moves
+            loaded = len(requests)
+            check_figure(page, explorers.make(name), problems)
+            moved = [url for url in requests[loaded:] if "/figures/" not in url]  # lazy <img>s scrolled past
+            if moved:
+                problems.append(f"moving the controls of {name} made requests: {moved}")
+        problems += [f"requested {url}" for url in requests if not url.startswith(site_server.origin + "/")]
+        overflow = page.evaluate(bs.OVERFLOW_JS)
+        if overflow["scrollWidth"] > overflow["width"] + 1:
+            problems.append(f"scrolls sideways at 375 px: {overflow['culprits']}")
+    finally:
+        context.close()
     assert not problems, f"{md}:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("md", sorted(pages()))
-def test_without_javascript_the_default_figure_stays(md, site_server, tmp_path):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        context, page, _ = open_page(playwright, site_server, md, tmp_path / "profile", java_script_enabled=False)
-        try:
-            for name in pages()[md]:
-                built = explorers.make(name)
-                figure = page.locator(f"figure#xp-{name}")
-                svg = figure.locator(".explorer__frame").inner_html()
-                compute, _ = EXPECTED[name]
-                assert drawn(svg) == pytest.approx(
-                    compute(**full_settings(built, built.default_key)), rel=1e-5, abs=5.1e-5
-                )
-                assert figure.locator("svg.xp-svg").is_visible()
-                assert not figure.locator("form.explorer__controls").is_visible(), "controls that cannot work"
-        finally:
-            context.close()
+def test_without_javascript_the_default_figure_stays(md, site_server, chromium):
+    context, page, _ = open_page(chromium, site_server, md, java_script_enabled=False)
+    try:
+        for name in pages()[md]:
+            built = explorers.make(name)
+            figure = page.locator(f"figure#xp-{name}")
+            svg = figure.locator(".explorer__frame").inner_html()
+            compute, _ = EXPECTED[name]
+            assert drawn(svg) == pytest.approx(compute(**full_settings(built, built.default_key)), rel=1e-5, abs=5.1e-5)
+            assert figure.locator("svg.xp-svg").is_visible()
+            assert not figure.locator("form.explorer__controls").is_visible(), "controls that cannot work"
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("md", sorted(pages()))
-def test_marks_show_in_dark_mode(md, site_server, tmp_path):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        context, page, _ = open_page(playwright, site_server, md, tmp_path / "profile", color_scheme="dark")
-        try:
-            assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
-            for name in pages()[md]:
-                invisible = page.locator(f"figure#xp-{name}").evaluate(INVISIBLE_JS)
-                assert not invisible, f"{name}: marks drawn in the background colour in dark mode: {invisible[:3]}"
-        finally:
-            context.close()
+def test_marks_show_in_dark_mode(md, site_server, chromium):
+    context, page, _ = open_page(chromium, site_server, md, color_scheme="dark")
+    try:
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+        for name in pages()[md]:
+            invisible = page.locator(f"figure#xp-{name}").evaluate(INVISIBLE_JS)
+            assert not invisible, f"{name}: marks drawn in the background colour in dark mode: {invisible[:3]}"
+    finally:
+        context.close()
