@@ -116,8 +116,8 @@ def on_page_context(context, page, config, nav):
 def on_page_content(html, page, config, files):
     if not LAB.match(page.file.src_uri):
         return html
-    # A lab practises a chapter's topic; search ranks the chapter first (as front matter does for Markdown).
-    page.meta.setdefault("search", {"boost": 0.2})
+    # Search finds the chapter a lab practises, and the Practice page; the labs were 8 KB of every page's index.
+    page.meta.setdefault("search", {"exclude": True})
     # Cached: reshaping the labs takes about half a second of every build (budget: 3x a bare MkDocs build).
     key = hashlib.sha256(html.encode() + Path(__file__).read_bytes()).hexdigest()[:24]
     cached = LAB_HTML_CACHE / f"{key}.html"

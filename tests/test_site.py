@@ -4,6 +4,7 @@ request to another host, and the code on each page is exactly the code the doc t
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import subprocess
@@ -291,6 +292,9 @@ def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index
     assert "the average of -ln p over the probabilities" in index  # a formula, as text: no hole in the snippet
     assert "\\frac" not in index and "\\(" not in index
     assert 'class="search-text"' not in (built_site / "part-2" / "information" / "index.html").read_text("utf-8")
+    locations = {doc["location"].split("#")[0] for doc in json.loads(index)["docs"]}
+    assert "labs/" in locations and not any(where.startswith("labs/") and where != "labs/" for where in locations)
+    assert "the squared deviations are 9, 1, 1, 1" not in index  # an exercise's folded solution (statistics)
 
 
 @pytest.mark.parametrize(
