@@ -70,23 +70,24 @@ def on_files(files, config):
             cached.write_text(nbformat.writes(notebook), encoding="utf-8")
         files.append(File.generated(config, notebook_path(file.src_uri), content=cached.read_text(encoding="utf-8")))
         if LAB.match(file.src_uri):
-            file.abs_src_path = _solved_lab(file, inputs)
+            file.abs_src_path = _solved_lab(file, key)
     for stale in NOTEBOOK_CACHE.glob("*.ipynb"):
         if stale.name not in used:
             stale.unlink()
     return files
 
 
-def _solved_lab(file, inputs: bytes) -> str:
-    """Write the lab with its solutions filled in; mkdocs-jupyter caches its run by the file's content, so the
-    hash of the library and snippets goes into the notebook's metadata: a library change runs it again."""
-    notebook = solved_page(jupytext.reads(file.content_string, fmt="py:percent"))
-    notebook.metadata["built_from"] = hashlib.sha256(inputs).hexdigest()[:16]
+def _solved_lab(file, key: str) -> str:
+    """Write the lab with its solutions filled in, when its download's ``key`` (the lab and all it depends on)
+    changed. mkdocs-jupyter caches its run by the file's content, so the key goes into the notebook's
+    metadata: a library change runs the lab again; an unchanged file keeps `mkdocs serve` from seeing an edit."""
     path = SOLVED_LABS / Path(file.src_uri).name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = jupytext.writes(notebook, fmt="py:percent")
-    if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: `mkdocs serve` sees no edit
-        path.write_text(text, encoding="utf-8")
+    if not path.exists() or key not in path.read_text(encoding="utf-8"):  # however YAML quotes it
+        notebook = solved_page(jupytext.reads(file.content_string, fmt="py:percent"))
+        notebook.metadata["built_from"] = key
+        notebook.metadata["jupytext"] = {"notebook_metadata_filter": "built_from"}  # jupytext drops it otherwise
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(jupytext.writes(notebook, fmt="py:percent"), encoding="utf-8")
     return str(path)
 
 
