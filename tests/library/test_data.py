@@ -11,7 +11,7 @@ import pytest
 
 from transformer_math.data import TEXTS, load_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 AESOP_SHA256 = "edf874a6ce8cf3c630f8e920a62a5b437372a8f07367da01db0837894b7c9fba"
 
 

@@ -1,10 +1,10 @@
 """Compute PyTorch's values for fixed, seeded inputs and store them in pytorch_reference.json beside this file.
 
-PyTorch is not a dependency of the guide: tests/test_pytorch_reference.py compares the library with the
+PyTorch is not a dependency of the guide: tests/library/test_pytorch_reference.py compares the library with the
 stored file on every run, and with PyTorch itself (through :func:`reference`) where ``torch`` is importable.
 To regenerate the file, in an environment with CPU PyTorch and NumPy (``pip install -e .[reference]``)::
 
-    python tests/data/make_pytorch_reference.py
+    python tests/library/data/make_pytorch_reference.py
 
 Everything runs in float64 on the CPU. The inputs are drawn here with ``np.random.default_rng(0)`` and
 stored with the outputs, so the tests need neither this script nor PyTorch to read them.

@@ -1,6 +1,6 @@
-"""The library against PyTorch, on the seeded inputs of tests/data/make_pytorch_reference.py.
+"""The library against PyTorch, on the seeded inputs of tests/library/data/make_pytorch_reference.py.
 
-Every comparison runs twice: against the values stored in tests/data/pytorch_reference.json (always, so
+Every comparison runs twice: against the values stored in tests/library/data/pytorch_reference.json (always, so
 CI needs no PyTorch), and against PyTorch itself, computed afresh, where ``torch`` can be imported (the
 optional ``reference`` extra; skipped with its reason otherwise). All values are float64.
 """
