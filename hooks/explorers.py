@@ -1,41 +1,59 @@
-"""Put the figures a reader moves (``tools/explorers.py``) into the pages: ``<div class="explorer"
-data-explorer="NAME"></div>`` becomes a ``<figure>`` with the default frame's SVG inline (the figure without
-JavaScript), the controls (``hidden`` until ``assets/javascripts/explorers.js`` shows them) and every frame
-as JSON for the script. Frames are cached in ``.cache/explorers`` by a hash of the library and the tool.
+"""Put the figures a reader moves into the pages: ``<div class="explorer" data-explorer="NAME"></div>``
+becomes a ``<figure>`` with the default frame's SVG inline (the figure without JavaScript), the controls
+(``hidden`` until ``assets/javascripts/explorers.js`` shows them) and every frame as JSON for the script.
+An explorer lives in its chapter's module under ``docs_src/``; its frames are cached (``tools/cache.py``)
+until a file that module imports or opens changes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import html
-import importlib
 import json
 import re
-from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".cache" / "explorers"
+from tools import chapters
+
 PLACEHOLDER = re.compile(r'<div class="explorer" data-explorer="(?P<name>[a-z0-9-]+)">\s*</div>')
+_explorers: dict[str, dict] = {}  # name -> the explorer as JSON, for this build
 
 
-def _source_hash() -> str:
-    sources = [*sorted((ROOT / "src" / "transformer_math").glob("*.py")), ROOT / "tools" / "explorers.py"]
-    return hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:16]
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    _explorers.clear()
+    for built in chapters.computed("explorers", "tools.explorers:chapter_explorers").values():
+        _explorers.update(built)
+    return files
 
 
-def explorer_data(name: str) -> dict:
-    cached = CACHE / f"{name}.{_source_hash()}.json"
-    if not cached.exists():
-        from tools import explorers
+def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    if 'class="explorer"' not in html_text:
+        return html_text
 
-        data = importlib.reload(explorers).make(name).to_json()  # reload: `mkdocs serve` sees edits
-        CACHE.mkdir(parents=True, exist_ok=True)
-        for stale in CACHE.glob(f"{name}.*.json"):
-            stale.unlink()
-        cached.write_text(json.dumps(data), encoding="utf-8")
-    return json.loads(cached.read_text(encoding="utf-8"))
+    def figure(match: re.Match) -> str:
+        name = match.group("name")
+        data = dict(_explorers[name])
+        default = data["frames"][data["keys"]["|".join(c["default"] for c in data["controls"])]]
+        controls = "".join(_control(name, control) for control in data["controls"])
+        shared = data.pop("shared", "")  # drawn once in the page; every frame <use>s it
+        if shared:
+            shared = f'<svg aria-hidden="true" width="0" height="0" style="position:absolute">{shared}</svg>'
+        frames = json.dumps(data).replace("<", "\\u003c")  # nothing in it can close the <script>
+        return (
+            f'<figure class="explorer" id="xp-{name}" data-search-exclude><div class="explorer__frame">{default}</div>'
+            f'{shared}<form class="explorer__controls" hidden>{controls}</form>'
+            f"<figcaption>{html.escape(data['caption'])}</figcaption>"
+            f'<script type="application/json" class="explorer__data">{frames}</script></figure>'
+        )
+
+    html_text, count = PLACEHOLDER.subn(figure, html_text)
+    if count:
+        script = get_relative_url("assets/javascripts/explorers.js", page.url)
+        html_text += f'<script src="{script}" defer></script>'
+    return html_text
 
 
 def _control(name: str, control: dict) -> str:
@@ -59,30 +77,3 @@ def _control(name: str, control: dict) -> str:
     return (
         f'<div class="explorer__control">{label}<select id="{ident}" name="{control["name"]}">{options}</select></div>'
     )
-
-
-def on_page_content(html_text, page, config, files):
-    if 'class="explorer"' not in html_text:
-        return html_text
-
-    def figure(match: re.Match) -> str:
-        name = match.group("name")
-        data = explorer_data(name)
-        default = data["frames"][data["keys"]["|".join(c["default"] for c in data["controls"])]]
-        controls = "".join(_control(name, control) for control in data["controls"])
-        shared = data.pop("shared", "")  # drawn once in the page; every frame <use>s it
-        if shared:
-            shared = f'<svg aria-hidden="true" width="0" height="0" style="position:absolute">{shared}</svg>'
-        frames = json.dumps(data).replace("<", "\\u003c")  # nothing in it can close the <script>
-        return (
-            f'<figure class="explorer" id="xp-{name}" data-search-exclude><div class="explorer__frame">{default}</div>'
-            f'{shared}<form class="explorer__controls" hidden>{controls}</form>'
-            f"<figcaption>{html.escape(data['caption'])}</figcaption>"
-            f'<script type="application/json" class="explorer__data">{frames}</script></figure>'
-        )
-
-    html_text, count = PLACEHOLDER.subn(figure, html_text)
-    if count:
-        script = get_relative_url("assets/javascripts/explorers.js", page.url)
-        html_text += f'<script src="{script}" defer></script>'
-    return html_text

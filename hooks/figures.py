@@ -1,85 +1,33 @@
 """Draw the guide's figures while the site is built.
 
-Every function registered with ``@figure`` in ``tools/figures.py`` becomes two files of the
-site, ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; pages show them with Material's
-``#only-light`` / ``#only-dark`` suffixes. Nothing binary is committed. SVGs are cached under
-``.cache/figures`` by a hash of the library's source and of ``tools/figures.py``, so a rebuild redraws
-only after a code change, and does not even import matplotlib when nothing changed.
+Every function registered with ``@figure`` in a chapter's module (``docs_src/``, ``tools/chapters.py``)
+becomes two files of the site, ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; pages show them
+with Material's ``#only-light`` / ``#only-dark`` suffixes. Nothing binary is committed. A chapter's SVGs
+are cached (``tools/cache.py``) until a file its module imports or opens changes, so a rebuild draws only
+what an edit touched, and does not even import matplotlib when nothing changed.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import json
 import re
 from importlib import metadata
-from pathlib import Path
 
-from mkdocs.structure.files import File
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "src" / "transformer_math"
-CACHE = ROOT / ".cache" / "figures"
-
-
-def _source_hash() -> str:
-    digest = hashlib.sha256()
-    for path in [*sorted(PACKAGE.glob("*.py")), ROOT / "tools" / "figures.py"]:
-        digest.update(path.relative_to(ROOT).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+from tools import chapters
 
 
-def on_files(files, config):
-    key = f"{_source_hash()}-mpl{metadata.version('matplotlib')}"
-    manifest = CACHE / f"manifest.{key}.json"
-    names = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else None
-    if names is None or not all((CACHE / f"{name}.{key}.svg").exists() for name in names):
-        names = _draw_all(key)  # imports matplotlib (half a second), so only when something changed
-        manifest.write_text(json.dumps(names), encoding="utf-8")
-    for name in names:
-        files.append(
-            File.generated(
-                config, f"figures/{name}.svg", content=(CACHE / f"{name}.{key}.svg").read_text(encoding="utf-8")
-            )
-        )
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    drawn = chapters.computed("figures", "tools.figures:chapter_svgs", salt=f"matplotlib {metadata.version('matplotlib')}")
+    for svgs in drawn.values():
+        for name, svg in svgs.items():
+            files.append(File.generated(config, f"figures/{name}.svg", content=svg))
     return files
 
 
-def _draw_all(key: str) -> list[str]:
-    """Draw every figure in every theme into the cache; returns the names ``figure.theme``."""
-    from tools import figures
-
-    figures = importlib.reload(figures)  # `mkdocs serve` picks up edits to the figure code
-    CACHE.mkdir(parents=True, exist_ok=True)
-    for stale in CACHE.glob("*"):
-        if key not in stale.name:
-            stale.unlink()
-    names = []
-    for name in figures.FIGURES:
-        for theme in figures.THEMES:
-            cached = CACHE / f"{name}.{theme}.{key}.svg"
-            if not cached.exists():
-                cached.write_text(figures.render_svg(name, theme), encoding="utf-8")
-            names.append(f"{name}.{theme}")
-    return names
-
-
-FIGURE_IMG = re.compile(
-    r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/(?P<file>[a-z0-9-]+\.(?:light|dark)\.svg))(?P<fragment>#[^"]*)?"(?P<after>[^>]*?)\s*/?>'
-)
-SVG_SIZE = re.compile(r'<svg[^>]*?\swidth="(?P<width>[\d.]+)pt"\s+height="(?P<height>[\d.]+)pt"')
-
-
-def _size_in_px(svg: str) -> tuple[int, int] | None:
-    match = SVG_SIZE.search(svg)
-    if match is None:
-        return None
-    return round(float(match.group("width")) * 4 / 3), round(float(match.group("height")) * 4 / 3)
-
-
-def on_page_content(html, page, config, files):
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Give each figure its size (no layout shift when it arrives), load it lazily (the hidden theme's
     variant is then never fetched), and link it to its SVG so a phone reader can open it full size."""
 
@@ -99,3 +47,16 @@ def on_page_content(html, page, config, files):
         )
 
     return FIGURE_IMG.sub(figure, html)
+
+
+FIGURE_IMG = re.compile(
+    r'<img (?P<before>[^>]*?)src="(?P<src>[^"#]*figures/(?P<file>[a-z0-9-]+\.(?:light|dark)\.svg))(?P<fragment>#[^"]*)?"(?P<after>[^>]*?)\s*/?>'
+)
+SVG_SIZE = re.compile(r'<svg[^>]*?\swidth="(?P<width>[\d.]+)pt"\s+height="(?P<height>[\d.]+)pt"')
+
+
+def _size_in_px(svg: str) -> tuple[int, int] | None:
+    match = SVG_SIZE.search(svg)
+    if match is None:
+        return None
+    return round(float(match.group("width")) * 4 / 3), round(float(match.group("height")) * 4 / 3)

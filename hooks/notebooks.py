@@ -94,13 +94,13 @@ def _solved_lab(file, key: str) -> str:
 def _inputs_hash(config) -> str:
     """What a notebook depends on besides its page: this hook and the block reader, the library and the
     snippets, the site's images, and the site and repository URLs. A page that included a snippet from
-    anywhere but src/, snippets/ or tools/figures.py would need that added here."""
+    anywhere but src/, docs_src/ or tools/figures.py would need that added here."""
     digest = hashlib.sha256(f"{config.site_url}|{config.repo_url}".encode())
     sources = [
         Path(__file__),
-        *(ROOT / "tools" / name for name in ("chapter_notebook.py", "docblocks.py", "figures.py")),
+        *(ROOT / "tools" / name for name in ("chapter_notebook.py", "docblocks.py", "diagrams.py", "figures.py")),
     ]
-    for folder in (ROOT / "src", ROOT / "snippets", Path(config.docs_dir)):
+    for folder in (ROOT / "src", ROOT / "docs_src", Path(config.docs_dir)):
         sources += sorted(path for path in folder.rglob("*") if path.is_file() and path.suffix not in {".md", ".pyc"})
     for path in sources:
         digest.update(str(path).encode())

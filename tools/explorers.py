@@ -1,6 +1,7 @@
-"""Figures the reader moves: every frame computed here, at build time, by the library.
+"""Figures the reader moves, the machinery: every frame is computed at build time, by the library.
 
-An explorer is a function registered with ``@explorer("NAME")`` that returns an :class:`Explorer`: its
+An explorer lives in its chapter's module under ``docs_src/`` (``tools/chapters.py``): a function
+registered with ``@explorer("NAME")`` that returns an :class:`Explorer`: its
 controls (a slider over a fixed list of values, a toggle, or a choice) and one SVG frame for every
 combination of their values. ``hooks/explorers.py`` puts the default frame into the page (the figure a
 reader without JavaScript sees) and ships all frames as JSON; ``docs/assets/javascripts/explorers.js``
@@ -22,12 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from transformer_math.attention import causal_mask, scaled_dot_product_attention
-from transformer_math.information import cross_entropy, entropy
-from transformer_math.linalg import cosine_similarity, matmul_loops, norm, power_iteration
-from transformer_math.optim import SGD, Adam, AdamW
-from transformer_math.softmax import softmax
-from transformer_math.transformer import forward, generate, init_params, loss_and_grads, make_windows
+from tools import chapters
 
 EXPLORERS: dict[str, Callable[[], Explorer]] = {}
 
@@ -36,6 +32,8 @@ def explorer(name: str):
     """Register a function that builds the explorer ``name``."""
 
     def register(function):
+        if name in EXPLORERS and EXPLORERS[name].__module__ != function.__module__:
+            raise ValueError(f"explorer {name!r} is registered by {EXPLORERS[name].__module__} and {function.__module__}")
         EXPLORERS[name] = function
         return function
 
@@ -125,7 +123,14 @@ def build(name: str, caption: str, controls: list[Control], draw: Callable[..., 
 
 
 def make(name: str) -> Explorer:
+    if name not in EXPLORERS:
+        chapters.import_all()  # an explorer is registered when its chapter's module is imported
     return EXPLORERS[name]()
+
+
+def chapter_explorers(module: str) -> dict[str, dict]:
+    """Every explorer of a chapter's module, built: ``{name: explorer as JSON}`` (what the build caches)."""
+    return {name: build_explorer().to_json() for name, build_explorer in chapters.registered(EXPLORERS, module).items()}
 
 
 # --- small SVG helpers ----------------------------------------------------------------------------
@@ -211,354 +216,3 @@ def bars(labels: list[str], values, x0: float, y0: float, width: float, height: 
         marks.append(text(x + step * 0.35, y0 + height + 16, label))
     marks.append(line(x0, y0 + height, x0 + width, y0 + height))
     return marks
-
-
-# --- softmax and temperature (docs/part-2/softmax.md) ---------------------------------------------
-
-
-# --8<-- [start:softmax-temperature]
-def softmax_at_temperature(temperature):
-    """The probabilities of cat, dog, bird and fish at one temperature, and their entropy in nats."""
-    logits = np.array([2.0, 1.0, 0.1, -1.0])  # cat, dog, bird, fish
-    probs = softmax(logits, temperature=temperature)
-    return probs, entropy(probs)
-
-
-# --8<-- [end:softmax-temperature]
-
-TEMPERATURES = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.0, 10.0]
-
-
-@explorer("softmax-temperature")
-def softmax_temperature_explorer() -> Explorer:
-    def draw(temperature: str) -> str:
-        t = float(temperature)
-        probs, h = softmax_at_temperature(t)
-        body = bars(["cat", "dog", "bird", "fish"], probs, 40, 30, 300, 150)
-        body.append(text(20, 18, f"logits 2, 1, 0.1, -1 at temperature {t:g}", anchor="start"))
-        # the entropy as a bar from 0 to its largest possible value, ln 4 (uniform over four tokens)
-        width = 300 * float(h) / np.log(4)
-        body.append('<rect class="xp-track" x="40" y="216" width="300" height="12"/>')
-        body.append(
-            f'<rect class="xp-2" x="40" y="216" width="{width:.1f}" height="12" data-value="{num(h)}">'
-            f"<title>entropy {num(h)} nats</title></rect>"
-        )
-        body.append(text(40, 246, f"entropy {num(h)} nats (at most ln 4 = {num(np.log(4))})", anchor="start"))
-        return svg(360, 256, f"Softmax probabilities at temperature {t:g}", body)
-
-    control = slider("temperature", "Temperature", TEMPERATURES, 1.0, lambda t: f"τ = {t:g}")
-    caption = "Softmax of the logits of cat, dog, bird and fish, and the entropy of the result."
-    return build("softmax-temperature", caption, [control], draw)
-
-
-# --- cross entropy against the probability of the right token (docs/part-2/information.md) --------
-
-
-# --8<-- [start:cross-entropy-probability]
-def loss_for_probability(p_right):
-    """A three-token prediction that gives ``p_right`` to the right token (the first) and splits the rest;
-    returns the prediction and its cross entropy against the one-hot target."""
-    target = np.array([1.0, 0.0, 0.0])
-    prediction = np.array([p_right, (1 - p_right) / 2, (1 - p_right) / 2])
-    return prediction, cross_entropy(target, prediction)
-
-
-# --8<-- [end:cross-entropy-probability]
-
-PROBABILITIES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
-
-
-@explorer("cross-entropy-probability")
-def cross_entropy_explorer() -> Explorer:
-    x0, y0, w, h, top = 40, 20, 300, 130, 5.0  # the curve: p on 0..1, loss on 0..top nats
-    curve = [(p, loss_for_probability(p)[1]) for p in np.linspace(0.007, 1.0, 80)]
-    points = [(x0 + w * p, y0 + h - h * min(loss, top) / top) for p, loss in curve]
-
-    def draw(p: str) -> str:
-        prediction, loss = loss_for_probability(float(p))
-        body = [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h), polyline(points)]
-        for tick in range(0, 6):
-            body.append(text(x0 - 6, y0 + h - h * tick / top + 4, str(tick), anchor="end"))
-        for tick in (0, 0.5, 1):
-            body.append(text(x0 + w * tick, y0 + h + 16, f"{tick:g}"))
-        body.append(text(x0 + w / 2 + 40, y0 + h + 16, "p(right token)", anchor="start"))
-        body.append(text(x0 + 4, y0 - 6, "loss, nats", anchor="start"))
-        x, y = x0 + w * float(p), y0 + h - h * min(loss, top) / top
-        body.append(dot(x, y, num(loss), f"p = {float(p):g}: loss {num(loss)} nats", cls="xp-2"))
-        body.append(text(min(x + 8, x0 + w - 4), y - 10, f"{num(loss)} nats", anchor="end" if x > 250 else "start"))
-        body += bars(["right", "other", "other"], prediction, 40, 200, 300, 80)
-        return svg(360, 306, f"Cross entropy {num(loss)} nats when the right token gets {float(p):g}", body)
-
-    control = slider("p", "Probability of the right token", PROBABILITIES, 0.5, lambda p: f"p = {p:g}")
-    caption = "The loss -ln p of one prediction, against the probability p it gives the right token."
-    return build("cross-entropy-probability", caption, [control], draw)
-
-
-# --- attention: the query, the causal mask and the scaling (docs/part-4/attention.md) -------------
-
-TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
-
-
-# --8<-- [start:attention-weights]
-def attention_weights(causal, scaled):
-    """The 6 x 6 attention weights of random queries and keys of width d_k = 64 for "the cat sat on the mat",
-    with or without the causal mask, and with or without the division by sqrt(d_k)."""
-    rng = np.random.default_rng(1)
-    d_k = 64
-    q, k, v = (rng.normal(size=(6, d_k)) for _ in range(3))
-    if not scaled:
-        q = q * np.sqrt(d_k)  # the library divides q k^T by sqrt(d_k); this undoes it: softmax(q k^T)
-    mask = causal_mask(6) if causal else None
-    _, weights = scaled_dot_product_attention(q, k, v, mask=mask)
-    return weights
-
-
-# --8<-- [end:attention-weights]
-
-
-@explorer("attention")
-def attention_explorer() -> Explorer:
-    cell, x0 = 34, 110
-
-    def draw(query: str, causal: str, scaled: str) -> str:
-        i = int(float(query))
-        weights = attention_weights(causal == "on", scaled == "on")
-        word = f'"{TOKENS[i]}" ({i + 1})'
-        body = [text(20, 18, f"query {word} attends to", anchor="start")]
-        body += bars([f"{t}" for t in TOKENS], weights[i], 20, 30, 330, 110)
-        top = 200
-        body.append(text(20, top - 8, "all six queries (rows) over the keys (columns)", anchor="start"))
-        body += heatmap(weights, x0, top + 16, cell, lambda r, c: f"{TOKENS[r]} ({r + 1}) to {TOKENS[c]} ({c + 1})")
-        for n, token in enumerate(TOKENS):
-            body.append(text(x0 + n * cell + cell / 2, top + 10, token, size=11))
-            body.append(text(x0 - 6, top + 16 + n * cell + cell / 2 + 4, f"{token} ({n + 1})", anchor="end", size=11))
-        body.append(
-            f'<rect class="xp-2 xp-line" x="{x0 - 2}" y="{top + 16 + i * cell - 2}" width="{6 * cell + 3}" '
-            f'height="{cell + 3}" stroke-width="3"/>'
-        )
-        return svg(360, top + 16 + 6 * cell + 6, f"Attention weights of query {word}", body)
-
-    controls = [
-        slider("query", "Query token", range(6), 2, lambda i: f'"{TOKENS[int(i)]}" ({int(i) + 1} of 6)'),
-        toggle("causal", "Causal mask", True, "off: every key", "on: earlier keys only"),
-        toggle("scaled", "Divide by the square root of d_k", True, "off: softmax(q k^T)", "on: softmax(q k^T / 8)"),
-    ]
-    caption = (
-        "Attention weights of random queries and keys of width 64, from the library's scaled_dot_product_attention."
-    )
-    return build("attention", caption, controls, draw)
-
-
-# --- a matrix acting on a vector (docs/part-1/eigenvalues.md) -------------------------------------
-
-
-# --8<-- [start:matrix-on-vector]
-def matrix_on_vector(angle_degrees):
-    """The unit vector v at an angle, its image A v, how long A v is, and the cosine between v and A v
-    (1 or -1 when A only stretches v: v is then an eigenvector)."""
-    A = np.array([[2.0, 1.0], [1.0, 2.0]])
-    angle = np.radians(angle_degrees)
-    v = np.array([np.cos(angle), np.sin(angle)])
-    Av = matmul_loops(A, v.reshape(2, 1)).ravel()
-    return v, Av, norm(Av), cosine_similarity(v, Av)
-
-
-def eigen_directions():
-    """Both eigenvalues and eigenvectors of A, by power iteration and then deflation."""
-    A = np.array([[2.0, 1.0], [1.0, 2.0]])
-    value_1, u_1 = power_iteration(A, steps=500)
-    value_2, u_2 = power_iteration(A - value_1 * np.outer(u_1, u_1), steps=500)
-    return [(value_1, u_1), (value_2, u_2)]
-
-
-# --8<-- [end:matrix-on-vector]
-
-ANGLES = list(range(0, 360, 15))
-
-
-@explorer("matrix-on-vector")
-def matrix_explorer() -> Explorer:
-    cx, cy, unit = 180, 195, 38  # the origin, and pixels per unit
-    at = lambda x, y: (cx + unit * x, cy - unit * y)  # noqa: E731 - plane to picture
-    circle = [at(np.cos(t), np.sin(t)) for t in np.linspace(0, 2 * np.pi, 73)]
-    ellipse = [at(*matrix_on_vector(a)[1]) for a in np.linspace(0, 360, 73)]
-    eigen = eigen_directions()
-
-    def draw(angle: str) -> str:
-        v, Av, length, cos = matrix_on_vector(float(angle))
-        body = [line(*at(-4, 0), *at(4, 0)), line(*at(0, -3.6), *at(0, 3.6))]
-        body.append(polyline(circle, cls="xp-line xp-axis"))
-        body.append(polyline(ellipse, cls="xp-line xp-1"))
-        for value, u in eigen:
-            body.append(line(*at(*(-4 * u)), *at(*(4 * u)), dashed=True))
-            x, y = at(*(3.3 * u * (1 if u[1] >= 0 else -1)))
-            body.append(text(x, y - 4, f"λ = {num(value, 2)}", cls="xp-ink", value=num(value), size=12))
-        body.append(arrow(*at(0, 0), *at(*v), cls="xp-0"))
-        body.append(arrow(*at(0, 0), *at(*Av), cls="xp-2"))
-        marks = [(v[0], "v x"), (v[1], "v y"), (Av[0], "A v x"), (Av[1], "A v y"), (length, "|A v|"), (cos, "cos")]
-        body += [f'<desc data-value="{num(x)}">{what} = {num(x)}</desc>' for x, what in marks]
-        body.append(
-            text(
-                10,
-                18,
-                f"v = ({num(v[0], 2)}, {num(v[1], 2)})   A v = ({num(Av[0], 2)}, {num(Av[1], 2)})",
-                anchor="start",
-            )
-        )
-        only = abs(abs(cos) - 1) < 1e-9
-        verdict = f"only stretched: A v = {num(length, 2)} v" if only else f"turned: cos(v, A v) = {num(cos, 3)}"
-        body.append(text(10, 36, f"|A v| = {num(length, 3)}, {verdict}", anchor="start"))
-        return svg(360, 345, f"The vector at {float(angle):g} degrees and its image under A", body)
-
-    control = slider("angle", "Angle of v", ANGLES, 30, lambda a: f"{a:g} degrees")
-    caption = "A = [[2, 1], [1, 2]] maps the unit circle to an ellipse; the dashed lines are its eigenvectors."
-    return build("matrix-on-vector", caption, [control], draw)
-
-
-# --- gradient descent on a valley: learning rate and optimizer (docs/part-3/optimizers.md) --------
-
-
-# --8<-- [start:descent]
-def descend(optimizer, lr, steps=50):
-    """The path of one optimizer on f(x, y) = ((x - 2)^2 + 25 (y - 1)^2) / 2 from (-4, -1), and the
-    loss at every point of it."""
-    curvature, minimum = np.array([1.0, 25.0]), np.array([2.0, 1.0])
-    p = np.array([-4.0, -1.0])
-    if optimizer == "adam":
-        opt = Adam([p], lr=lr)
-    else:
-        opt = SGD([p], lr=lr, momentum=0.9 if optimizer == "momentum" else 0.0)
-    path = [p.copy()]
-    for _ in range(steps):
-        opt.step([curvature * (p - minimum)])  # the gradient of f
-        path.append(p.copy())
-    path = np.array(path)
-    losses = 0.5 * np.sum(curvature * (path - minimum) ** 2, axis=1)
-    return path, losses
-
-
-# --8<-- [end:descent]
-
-RATES = [0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.079, 0.085, 0.1, 0.15, 0.3, 0.5, 1.0]
-OPTIMIZERS = {"sgd": "SGD", "momentum": "SGD with momentum 0.9", "adam": "Adam"}
-
-
-@explorer("descent")
-def descent_explorer() -> Explorer:
-    x0, y0, unit = 20, 44, 35  # the plot: x from -5 to 4, y from -2 to 3, at 35 px per unit
-    at = lambda x, y: (unit * (x + 5), unit * (3 - y))  # noqa: E731 - plane to the plot's pixels
-    contours = []
-    for level in [0.5, 2, 6, 14, 28]:  # f = level: an ellipse around the minimum (2, 1)
-        t = np.linspace(0, 2 * np.pi, 61)
-        ring = [at(2 + np.sqrt(2 * level) * np.cos(a), 1 + np.sqrt(2 * level / 25) * np.sin(a)) for a in t]
-        coordinates = " ".join(f"{x:.1f},{y:.1f}" for x, y in ring)
-        # Attributes, not classes: the page's CSS does not reach the copies a <use> draws.
-        contours.append(f'<polyline points="{coordinates}" fill="none" stroke="currentColor" stroke-opacity="0.45"/>')
-    # Drawn once on the page, used by all 42 frames: the contours, and the dot a path draws at every step.
-    dot_at_step = '<marker id="xp-step" markerUnits="userSpaceOnUse" markerWidth="5" markerHeight="5" refX="2.5" '
-    dot_at_step += 'refY="2.5"><circle class="xp-2" cx="2.5" cy="2.5" r="2.5"/></marker>'
-    shared = f'<defs><g id="xp-descent-contours">{"".join(contours)}</g>{dot_at_step}</defs>'
-
-    def draw(optimizer: str, lr: str) -> str:
-        path, losses = descend(optimizer, float(lr))
-        points = [at(x, y) for x, y in path]
-        # Whole pixels (the plot is 315 px wide), each step relative to the last: short, and gzip finds repeats.
-        # A path flung out is drawn to 1,000 px away (three plots), along its last step: off the plot, the rest is
-        # not seen, and it may overflow to inf.
-        points, far = np.array(points), 1_000
-        out = np.flatnonzero(~np.all(np.abs(points) < far, axis=1))
-        if out.size:
-            last, step = points[out[0] - 1], points[out[0]] - points[out[0] - 1]
-            end = [last + step * (far / np.max(np.abs(step)))] if np.all(np.isfinite(step)) else []
-            points = np.vstack([points[: out[0]], *end])
-        pixels = np.rint(points).astype(np.int64)
-        steps = f"M{pixels[0, 0]} {pixels[0, 1]}l" + " ".join(f"{dx} {dy}" for dx, dy in np.diff(pixels, axis=0))
-        marks = 'marker-start="url(#xp-step)" marker-mid="url(#xp-step)" marker-end="url(#xp-step)"'
-        plot = ['<use href="#xp-descent-contours"/>', f'<path class="xp-line xp-2" d="{steps}" {marks}/>']
-        plot.append(f'<circle class="xp-0" cx="{at(2, 1)[0]:.1f}" cy="{at(2, 1)[1]:.1f}" r="4"/>')
-        body = [text(x0, 16, f"{OPTIMIZERS[optimizer]}, learning rate {float(lr):g}, 50 steps", anchor="start")]
-        body.append(
-            f'<svg x="{x0}" y="{y0 - 20}" width="{9 * unit}" height="{5 * unit}" viewBox="0 0 {9 * unit} {5 * unit}">'
-            f'<rect class="xp-line xp-axis" x="0" y="0" width="{9 * unit}" height="{5 * unit}"/>{"".join(plot)}</svg>'
-        )
-        diverged = not losses[-1] < losses[0]
-        rows = [(f"loss after {n:2d} steps", losses[n]) for n in (10, 25, 50)]
-        for i, (words, value) in enumerate(rows):
-            body.append(text(x0, 230 + 18 * i, f"{words}: {float(value):.3g}", anchor="start", value=sig(value)))
-        end = f"ends at ({path[-1, 0]:.3g}, {path[-1, 1]:.3g})" + (", flung out: the steps grow" if diverged else "")
-        body.append(text(x0, 230 + 18 * 3, end, anchor="start"))
-        body += [f'<desc data-value="{sig(v)}">final {c} = {sig(v)}</desc>' for c, v in zip("xy", path[-1])]
-        return svg(360, 296, f"{OPTIMIZERS[optimizer]} at learning rate {float(lr):g}", body)
-
-    controls = [
-        choice("optimizer", "Optimizer", OPTIMIZERS, "sgd"),
-        slider("lr", "Learning rate", RATES, 0.03, lambda r: f"{r:g}"),
-    ]
-    caption = "50 steps from (-4, -1) towards the minimum (2, 1) of a narrow valley, its contours drawn in grey."
-    return build("descent", caption, controls, draw, shared)
-
-
-# --- one training run of the tiny Transformer, step by step (docs/part-4/training.md) -------------
-
-VOCAB = ["the", "cat", "sat", "on", "mat"]
-SNAPSHOTS = [0, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250, 300]
-
-
-# --8<-- [start:training-run]
-def training_run(snapshots):
-    """One training run of the page's tiny Transformer (the loop of `train`, 300 AdamW steps), and at each
-    step in ``snapshots``: the losses so far, head 2's attention on the first window, and greedy text."""
-    stream = [VOCAB.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
-    inputs, targets = make_windows(stream, seq_len=8)
-    params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
-    names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=0.01, weight_decay=0.01)
-    losses, seen = [], {}
-    for step in range(max(snapshots) + 1):
-        loss, grads = loss_and_grads(params, inputs, targets, n_heads=2)
-        losses.append(loss)  # the loss after `step` updates
-        if step in snapshots:
-            _, cache = forward(params, inputs[0], n_heads=2)
-            text = generate(params, [0], n_new=11, n_heads=2, context=8)
-            seen[step] = (list(losses), cache["weights"][1], text)
-        optimizer.step([grads[name] for name in names])
-    return seen
-
-
-# --8<-- [end:training-run]
-
-
-@explorer("training-run")
-def training_explorer() -> Explorer:
-    run = training_run(SNAPSHOTS)
-    x0, y0, w, h = 40, 30, 300, 110  # the loss curve: steps 0..300, log10 loss from -2 to 0.5
-    at = lambda step, loss: (x0 + w * step / 300, y0 + h * (0.5 - np.log10(loss)) / 2.5)  # noqa: E731
-    window = "the cat sat on the mat the cat".split()  # the first window of the stream
-
-    def draw(step: str) -> str:
-        k = int(float(step))
-        losses, weights, tokens = run[k]
-        body = [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h)]
-        for value in (0.01, 0.1, 1):
-            body.append(text(x0 - 4, at(0, value)[1] + 4, f"{value:g}", anchor="end", size=11))
-        body.append(text(x0 + w, y0 + h + 14, "step 300", anchor="end", size=11))
-        body.append(text(x0 + 4, y0 - 8, "training loss (log scale)", anchor="start"))
-        body.append(polyline([at(i, loss) for i, loss in enumerate(losses)]))
-        cx, cy = at(k, losses[-1])
-        body.append(dot(cx, cy, num(losses[-1]), f"loss at step {k}: {num(losses[-1])}", cls="xp-2", r=4))
-        label = f"step {k}: loss {num(losses[-1])}"
-        body.append(text(cx + 6 if cx < 200 else cx - 6, cy - 8, label, anchor="start" if cx < 200 else "end"))
-        top, cell, left = 182, 22, 80
-        body.append(text(20, top - 14, "head 2 on the first window (rows attend to columns)", anchor="start"))
-        body += heatmap(weights, left, top, cell, lambda r, c: f"{window[r]} ({r + 1}) to {window[c]} ({c + 1})")
-        for n, word in enumerate(window):
-            body.append(text(left - 4, top + n * cell + cell / 2 + 4, word, anchor="end", size=11))
-            body.append(text(left + n * cell + cell / 2, top + 8 * cell + 12, word, size=9))
-        words = "".join(f'<tspan data-value="{t}">{VOCAB[t]} </tspan>' for t in tokens)
-        body.append(text(20, top + 8 * cell + 34, 'greedy text from "the":', anchor="start"))
-        body.append(f'<text class="xp-ink" x="20" y="{top + 8 * cell + 52}" font-size="12">{words}</text>')
-        return svg(360, top + 8 * cell + 62, f"The training run at step {k}", body)
-
-    control = slider("step", "Training step", SNAPSHOTS, 300, lambda s: f"step {s:g} of 300")
-    caption = "One run of 300 AdamW steps: the loss so far, one head's attention, and the text it writes greedily."
-    return build("training-run", caption, [control], draw)

@@ -1,5 +1,6 @@
 """Every registered figure draws, in both themes, as a real SVG, and every figure is used by a page;
-the figure code is site tooling (tools/figures.py), so the library a reader installs needs no matplotlib."""
+the figure code is site tooling (docs_src/, tools/figures.py), so the library a reader installs needs no
+matplotlib."""
 
 from __future__ import annotations
 
@@ -12,9 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tools import figures
+from docs_src.part_4.attention import attention_steps
+from docs_src.part_4.block import block_diagram
+from docs_src.part_4.multi_head import multi_head_flow
+from tools import chapters, figures
 
-ROOT = Path(__file__).resolve().parent.parent
+chapters.import_all()  # registers every chapter's figures
+
+ROOT = Path(__file__).resolve().parents[2]
 FIGURE_LINK = re.compile(r"figures/([a-z0-9-]+)\.(light|dark)\.svg")
 
 
@@ -90,7 +96,7 @@ def test_part_iv_diagrams_show_the_librarys_shapes_and_numbers():
     def texts(fig):
         return [text.get_text() for text in fig.axes[0].texts]
 
-    block = texts(figures.block_diagram())
+    block = texts(block_diagram())
     for label in ["$X_0$ (4, 8)", "$X_1$ (4, 8)", "$X_2$ (4, 8)", "logits $Z$  (4, 5)", "tokens $t$  (4,)"]:
         assert label in block, f"block diagram lacks {label!r}: {block}"
     assert any("(4, 32)" in text for text in block), "the feed-forward's hidden shape (n, d_ff) is missing"
@@ -98,13 +104,13 @@ def test_part_iv_diagrams_show_the_librarys_shapes_and_numbers():
     rng = np.random.default_rng(0)  # the attention diagram's own example
     q, k, v = (rng.normal(size=(4, 2)) for _ in range(3))
     output, weights = scaled_dot_product_attention(q, k, v, mask=causal_mask(4))
-    shown = texts(figures.attention_steps())
+    shown = texts(attention_steps())
     below = np.tril(np.ones((4, 4), dtype=bool))
     for value in [*weights[below], *output.ravel()]:
         assert f"{value:.2f}".replace("-", "−") in shown, f"attention diagram lacks the value {value:.2f}"
     assert shown.count("−∞") == 6 and shown.count("0") == 6, "the causal mask hides the 6 cells above the diagonal"
 
-    fig = figures.multi_head_flow()
+    fig = multi_head_flow()
     flow = texts(fig)
     assert sum("(2, 4, 4)" in text for text in flow) == 3, flow  # split, weights, heads: (h, n, ...)
     assert len(fig.axes[0].patches) == 2 * 7 * 4 * 8  # 7 arrays of 32 cells, each a fill and a border

@@ -1,4 +1,4 @@
-"""The figures a reader moves (tools/explorers.py, hooks/explorers.py, docs/assets/javascripts/explorers.js).
+"""The figures a reader moves (docs_src/, tools/explorers.py, hooks/explorers.py, docs/assets/javascripts/explorers.js).
 
 Fast: every explorer builds a frame for every combination of its controls; at three or more settings each,
 the numbers a frame draws (its ``data-value``s) are the numbers the library gives when this test calls it
@@ -22,9 +22,12 @@ import numpy as np
 import pytest
 
 from hooks import explorers as hook
-from tools import explorers
+from docs_src.part_4.training import SEQ_LEN, SIZES, STREAM
+from tools import chapters, explorers
 
-ROOT = Path(__file__).resolve().parent.parent
+chapters.import_all()  # registers every chapter's explorers
+
+ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r'<div class="explorer" data-explorer="([a-z0-9-]+)"></div>')
 DATA_VALUE = re.compile(r'data-value="([^"]*)"')
 BUDGET = 60_000  # bytes, gzip, that the explorers may add to one page
@@ -99,14 +102,12 @@ def training_run(step: str) -> tuple[float, ...]:
     """The page's model after ``step`` steps of the library's own ``train``, started afresh."""
     from transformer_math.transformer import forward, generate, init_params, loss_and_grads, make_windows, train
 
-    vocab = ["the", "cat", "sat", "on", "mat"]
-    stream = [vocab.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
-    inputs, targets = make_windows(stream, seq_len=8)
-    params = init_params(vocab_size=5, d_model=8, d_ff=32, seed=0)
+    inputs, targets = make_windows(STREAM, seq_len=SEQ_LEN)  # the chapter's set-up, not its training loop
+    params = init_params(**SIZES)
     train(params, inputs, targets, n_heads=2, steps=int(float(step)), lr=0.01)
     loss, _ = loss_and_grads(params, inputs, targets, n_heads=2)
     weights = forward(params, inputs[0], n_heads=2)[1]["weights"][1]  # head 2
-    return (loss, *weights.ravel(), *generate(params, [0], n_new=11, n_heads=2, context=8))
+    return (loss, *weights.ravel(), *generate(params, [0], n_new=11, n_heads=2, context=SEQ_LEN))
 
 
 # name -> (the values each frame draws, at these settings)
@@ -204,11 +205,21 @@ def test_every_explorer_is_on_a_page_and_tested():
     assert sorted(EXPECTED) == sorted(explorers.EXPLORERS)
 
 
+@pytest.fixture(scope="module")
+def hook_with_frames():
+    """The hook as a build leaves it after ``on_files``: every explorer's frames computed (here, in this process)."""
+    hook._explorers.update({name: explorers.make(name).to_json() for name in explorers.EXPLORERS})
+    return hook
+
+
+def on_page_content(hook, html: str, page: str) -> str:
+    return hook.on_page_content(html, page=_Page(page), config=None, files=None)
+
+
 @pytest.mark.parametrize("page", sorted(pages()))
-def test_page_weight(page, tmp_path, monkeypatch):
+def test_page_weight(page, hook_with_frames):
     """What the explorers add to a page, gzipped: the figures with their frames, and the script."""
-    monkeypatch.setattr(hook, "CACHE", tmp_path)
-    added = "".join(hook.on_page_content(PLACEHOLDER_HTML(name), _Page(page), None, None) for name in pages()[page])
+    added = "".join(on_page_content(hook_with_frames, PLACEHOLDER_HTML(name), page) for name in pages()[page])
     script = (ROOT / "docs" / "assets" / "javascripts" / "explorers.js").read_bytes()
     size = len(gzip.compress(added.encode())) + len(gzip.compress(script))
     assert size <= BUDGET, f"{page}: the explorers add {size} bytes gzipped"
@@ -223,10 +234,9 @@ class _Page:
         self.url = src.removesuffix(".md").removesuffix("index") + "/"
 
 
-def test_hook_writes_figure_controls_and_frames(tmp_path, monkeypatch):
-    monkeypatch.setattr(hook, "CACHE", tmp_path)
-    out = hook.on_page_content(
-        "<p>before</p>" + PLACEHOLDER_HTML("softmax-temperature"), _Page("part-2/softmax.md"), None, None
+def test_hook_writes_figure_controls_and_frames(hook_with_frames):
+    out = on_page_content(
+        hook_with_frames, "<p>before</p>" + PLACEHOLDER_HTML("softmax-temperature"), "part-2/softmax.md"
     )
     assert out.count("<figure") == 1 and "data-search-exclude" in out
     assert '<form class="explorer__controls" hidden>' in out  # only the script shows the controls
@@ -234,8 +244,7 @@ def test_hook_writes_figure_controls_and_frames(tmp_path, monkeypatch):
     assert out.endswith('<script src="../../assets/javascripts/explorers.js" defer></script>')
     data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>', out, re.S).group(1))
     assert drawn(data["frames"][data["keys"]["1.0"]]) == drawn(out.split("<form")[0])  # default inline
-    assert list(tmp_path.glob("softmax-temperature.*.json")), "frames are cached"
-    assert hook.on_page_content("<p>none</p>", _Page("x.md"), None, None) == "<p>none</p>"
+    assert on_page_content(hook_with_frames, "<p>none</p>", "x.md") == "<p>none</p>"
 
 
 # --- in Chromium (slow) ------------------------------------------------------------------------------

@@ -1,0 +1,131 @@
+"""What docs/part-2/information.md draws: 2 figures and 1 explorer.
+
+The chapter “Entropy, cross entropy and KL divergence”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
+``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
+reader moves (``hooks/explorers.py``). The page shows the sections between ``--8<--`` markers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from tools.explorers import (
+    Explorer,
+    bars,
+    build,
+    dot,
+    explorer,
+    line,
+    num,
+    polyline,
+    slider,
+    svg,
+    text,
+)
+from tools.figures import figure
+from transformer_math.information import cross_entropy
+
+
+@figure("coin-entropy")
+# --8<-- [start:coin-entropy]
+def coin_entropy() -> Figure:
+    """Entropy of a coin with P(heads) = p: zero when certain, largest (ln 2) when fair."""
+    from transformer_math.information import entropy
+
+    p = np.linspace(0, 1, 201)
+    h = entropy(np.stack([p, 1 - p], axis=-1))  # one two-outcome distribution per row
+
+    fig = Figure(figsize=(6, 3.8))
+    ax = fig.subplots()
+    ax.plot(p, h, color="C0")
+    ax.axhline(np.log(2), color="C1", linestyle=":", linewidth=1)
+    ax.text(0.02, np.log(2) + 0.02, "ln 2 = 0.693 nats (fair coin)", color="C1", fontsize=9)
+    ax.plot([0.8], [entropy([0.8, 0.2])], "o", color="C2")
+    ax.annotate(
+        "p = 0.8: H = 0.500",
+        (0.8, float(entropy([0.8, 0.2]))),
+        xytext=(0.62, 0.25),
+        arrowprops={"arrowstyle": "->", "color": "C2"},
+        color="C2",
+        fontsize=9,
+    )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 0.8)
+    ax.set_xlabel("p = P(heads)")
+    ax.set_ylabel("entropy H (nats)")
+    ax.set_title("Entropy of a coin")
+    return fig
+
+
+# --8<-- [end:coin-entropy]
+
+
+@figure("cross-entropy-curve")
+# --8<-- [start:cross-entropy-curve]
+def cross_entropy_curve() -> Figure:
+    """The loss of one prediction, -ln p(correct): small when confident and right, unbounded when wrong."""
+    p = np.linspace(0.005, 1, 400)
+
+    fig = Figure(figsize=(6, 3.8))
+    ax = fig.subplots()
+    ax.plot(p, -np.log(p), color="C0")
+    for q, color, where in [(0.8, "C2", (0.5, 1.4)), (0.1, "C1", (0.2, 3.2))]:
+        ax.plot([q], [-np.log(q)], "o", color=color)
+        ax.annotate(
+            f"p = {q}: loss {-np.log(q):.3f}",
+            (q, -np.log(q)),
+            xytext=where,
+            arrowprops={"arrowstyle": "->", "color": color},
+            color=color,
+            fontsize=9,
+        )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 5.5)
+    ax.set_xlabel("probability the model gave the correct token")
+    ax.set_ylabel("loss = -ln p (nats)")
+    ax.set_title("Cross entropy of one prediction")
+    return fig
+
+
+# --8<-- [end:cross-entropy-curve]
+
+
+# --8<-- [start:cross-entropy-probability]
+def loss_for_probability(p_right):
+    """A three-token prediction that gives ``p_right`` to the right token (the first) and splits the rest;
+    returns the prediction and its cross entropy against the one-hot target."""
+    target = np.array([1.0, 0.0, 0.0])
+    prediction = np.array([p_right, (1 - p_right) / 2, (1 - p_right) / 2])
+    return prediction, cross_entropy(target, prediction)
+
+
+# --8<-- [end:cross-entropy-probability]
+
+PROBABILITIES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+
+
+@explorer("cross-entropy-probability")
+def cross_entropy_explorer() -> Explorer:
+    x0, y0, w, h, top = 40, 20, 300, 130, 5.0  # the curve: p on 0..1, loss on 0..top nats
+    curve = [(p, loss_for_probability(p)[1]) for p in np.linspace(0.007, 1.0, 80)]
+    points = [(x0 + w * p, y0 + h - h * min(loss, top) / top) for p, loss in curve]
+
+    def draw(p: str) -> str:
+        prediction, loss = loss_for_probability(float(p))
+        body = [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h), polyline(points)]
+        for tick in range(0, 6):
+            body.append(text(x0 - 6, y0 + h - h * tick / top + 4, str(tick), anchor="end"))
+        for tick in (0, 0.5, 1):
+            body.append(text(x0 + w * tick, y0 + h + 16, f"{tick:g}"))
+        body.append(text(x0 + w / 2 + 40, y0 + h + 16, "p(right token)", anchor="start"))
+        body.append(text(x0 + 4, y0 - 6, "loss, nats", anchor="start"))
+        x, y = x0 + w * float(p), y0 + h - h * min(loss, top) / top
+        body.append(dot(x, y, num(loss), f"p = {float(p):g}: loss {num(loss)} nats", cls="xp-2"))
+        body.append(text(min(x + 8, x0 + w - 4), y - 10, f"{num(loss)} nats", anchor="end" if x > 250 else "start"))
+        body += bars(["right", "other", "other"], prediction, 40, 200, 300, 80)
+        return svg(360, 306, f"Cross entropy {num(loss)} nats when the right token gets {float(p):g}", body)
+
+    control = slider("p", "Probability of the right token", PROBABILITIES, 0.5, lambda p: f"p = {p:g}")
+    caption = "The loss -ln p of one prediction, against the probability p it gives the right token."
+    return build("cross-entropy-probability", caption, [control], draw)
