@@ -20,7 +20,9 @@ from tools import chapters
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    drawn = chapters.computed("figures", "tools.figures:chapter_svgs", salt=f"matplotlib {metadata.version('matplotlib')}")
+    drawn = chapters.computed(
+        "figures", "tools.figures:chapter_svgs", salt=f"matplotlib {metadata.version('matplotlib')}"
+    )
     for svgs in drawn.values():
         for name, svg in svgs.items():
             files.append(File.generated(config, f"figures/{name}.svg", content=svg))

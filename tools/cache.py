@@ -49,7 +49,9 @@ class Cache:
         if not path.exists():
             return None
         stored = json.loads(path.read_text(encoding="utf-8"))
-        if stored["salt"] != self.salt or any(file_hash(ROOT / name) != digest for name, digest in stored["files"].items()):
+        if stored["salt"] != self.salt or any(
+            file_hash(ROOT / name) != digest for name, digest in stored["files"].items()
+        ):
             return None
         return stored["value"]
 

@@ -33,7 +33,9 @@ def explorer(name: str):
 
     def register(function):
         if name in EXPLORERS and EXPLORERS[name].__module__ != function.__module__:
-            raise ValueError(f"explorer {name!r} is registered by {EXPLORERS[name].__module__} and {function.__module__}")
+            raise ValueError(
+                f"explorer {name!r} is registered by {EXPLORERS[name].__module__} and {function.__module__}"
+            )
         EXPLORERS[name] = function
         return function
 

@@ -101,7 +101,5 @@ def render_svg(name: str, theme: str = "light") -> str:
 def chapter_svgs(module: str) -> dict[str, str]:
     """Every figure of a chapter's module in every theme: ``{"NAME.THEME": svg}`` (what the build caches)."""
     return {
-        f"{name}.{theme}": render_svg(name, theme)
-        for name in chapters.registered(FIGURES, module)
-        for theme in THEMES
+        f"{name}.{theme}": render_svg(name, theme) for name in chapters.registered(FIGURES, module) for theme in THEMES
     }
