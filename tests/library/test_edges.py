@@ -272,7 +272,7 @@ def test_forward_generate_and_windows_check_their_tokens():
         generate(params, [], n_new=1, n_heads=2)
     with pytest.raises(TypeError, match=r"seq_len must be an integer, got 2.0"):
         make_windows([0, 1, 2, 3], seq_len=2.0)
-    with pytest.raises(ValueError, match=r"stream must be a 1-D array of integer token ids, got shape \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"stream must be a 1-D sequence of token ids, got shape \(2, 2\)"):
         make_windows([[0, 1], [2, 3]], seq_len=1)
     with pytest.raises(ValueError, match="steps must be at least 0, got -1"):
         train(params, np.array([[0, 1]]), np.array([[1, 2]]), n_heads=2, steps=-1)
