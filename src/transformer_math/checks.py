@@ -118,13 +118,16 @@ def check_integer(value, name: str, minimum: int = 0) -> int:
 
 
 # --8<-- [start:check_number]
-def check_number(value, name: str, *, positive: bool = False) -> float:
-    """``value`` as a finite Python float (``> 0`` if ``positive``): a step, a temperature, an epsilon."""
+def check_number(value, name: str, *, positive: bool = False, finite: bool = True) -> float:
+    """``value`` as a finite Python float (``> 0`` if ``positive``): a step, a temperature, an epsilon.
+
+    With ``finite=False`` an infinity is allowed and only NaN refused."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     number = float(value)
-    if not math.isfinite(number) or (positive and number <= 0):
-        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {value!r}")
+    if math.isnan(number) or (finite and math.isinf(number)) or (positive and number <= 0):
+        kind = "a finite number" if finite else "a number, not NaN"
+        raise ValueError(f"{name} must be {kind}{' > 0' if positive else ''}, got {value!r}")
     return number
 
 
@@ -224,9 +227,11 @@ def wide(x: np.ndarray) -> np.ndarray:
 def check_float_dtype(dtype, name: str = "dtype") -> np.dtype:
     """``dtype`` as a NumPy floating-point dtype (float16, float32 or float64), else an error naming it."""
     try:
-        checked = np.dtype(dtype)
+        checked = np.dtype(dtype) if dtype is not None else None
     except TypeError:
-        raise TypeError(f"{name} must be a float dtype such as np.float32, got {dtype!r}") from None
+        checked = None
+    if checked is None:
+        raise TypeError(f"{name} must be a float dtype such as np.float32, got {dtype!r}")
     if not np.issubdtype(checked, np.floating):
         raise TypeError(f"{name} must be a float dtype such as np.float32, got {checked}")
     return checked
