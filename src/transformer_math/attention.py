@@ -26,9 +26,11 @@ Example
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from transformer_math.checks import check_integer, check_no_nan, float_array
+from transformer_math.checks import check_float_dtype, check_integer, check_no_nan, float_array
 from transformer_math.softmax import softmax
 
 __all__ = [
@@ -167,7 +169,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     q, k, v = float_array(q, "q"), float_array(k, "k"), float_array(v, "v")
     mask = check_attention_inputs(q, k, v, mask)
     d_k = q.shape[-1]
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # (..., n_q, n_k)
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(d_k)  # (..., n_q, n_k); a Python float keeps q's dtype
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)  # masked: exp(-inf) = 0
     weights = softmax(scores, axis=-1)
@@ -290,7 +292,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
 
 
 # --8<-- [start:positional_encoding]
-def positional_encoding(seq_len, d_model):
+def positional_encoding(seq_len, d_model, dtype=np.float64):
     r"""Sinusoidal positional encoding: $PE_{\text{pos}, 2i} = \sin(\text{pos} / 10000^{2i/d})$, $PE_{\text{pos}, 2i+1} = \cos(\text{pos} / 10000^{2i/d})$.
 
     Column pair $i$ is a sine and a cosine of the position $\text{pos}$ with wavelength $2\pi \cdot 10000^{2i/d}$:
@@ -302,6 +304,8 @@ def positional_encoding(seq_len, d_model):
         Number of positions $n$.
     d_model : int
         Width $d$ of the encoding (the embedding width).
+    dtype : float dtype, default float64
+        The dtype of the table, to match the embeddings it is added to (computed in float64, then rounded).
 
     Returns
     -------
@@ -318,13 +322,14 @@ def positional_encoding(seq_len, d_model):
     """
     seq_len = check_integer(seq_len, "seq_len", minimum=1)
     d_model = check_integer(d_model, "d_model", minimum=1)
+    dtype = check_float_dtype(dtype, "dtype")
     positions = np.arange(seq_len)[:, None]  # (n, 1)
     two_i = np.arange(0, d_model, 2)  # 0, 2, 4, ...
     angles = positions / 10000 ** (two_i / d_model)  # (n, ceil(d / 2))
     pe = np.zeros((seq_len, d_model))
     pe[:, 0::2] = np.sin(angles)
     pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
-    return pe
+    return pe.astype(dtype, copy=False)
 
 
 # --8<-- [end:positional_encoding]

@@ -26,6 +26,10 @@ from __future__ import annotations
 import math
 import numbers
 
+from transformer_math.checks import check_number
+
+__all__ = ["Value"]
+
 
 # --8<-- [start:power]
 def _power(a: float, n: float) -> float:
@@ -35,6 +39,14 @@ def _power(a: float, n: float) -> float:
     except OverflowError:
         odd = n.is_integer() and int(n) % 2 == 1
         return -math.inf if a < 0 and odd else math.inf
+
+
+def _exp(a: float) -> float:
+    """``e ** a``, or inf where it exceeds the largest float (past ln(1.8e308) = 709.78...)."""
+    try:
+        return math.exp(a)
+    except OverflowError:
+        return math.inf
 
 
 # --8<-- [end:power]
@@ -69,11 +81,8 @@ class Value:
     """
 
     def __init__(self, data, parents=(), op=""):
-        if isinstance(data, bool) or not isinstance(data, numbers.Real):
-            raise TypeError(f"a Value holds one real number, got {data!r} ({type(data).__name__})")
-        if math.isnan(data):
-            raise ValueError(f"a Value cannot hold NaN (it came from {op!r})" if op else "a Value cannot hold NaN")
-        self.data = float(data)
+        where = f"data (from {op!r})" if op else "data"
+        self.data = check_number(data, where, finite=False)  # a real number; inf is allowed, NaN is not
         self.grad = 0.0
         self.parents = parents
         self.op = op
@@ -133,7 +142,7 @@ class Value:
 
     # --8<-- [start:functions]
     def exp(self):
-        out = Value(math.exp(self.data) if self.data < 709.78 else math.inf, (self,), "exp")  # e^710 overflows
+        out = Value(_exp(self.data), (self,), "exp")
 
         def _backward():  # d(e^a)/da = e^a, which is out.data
             self.grad += out.data * out.grad

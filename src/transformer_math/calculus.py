@@ -18,36 +18,21 @@ Example
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
-from transformer_math.checks import check_number, float_array
+from transformer_math.checks import check_callable, check_no_nan, check_number, float_array, scalar_result
+
+__all__ = ["derivative", "numerical_gradient", "gradient_check", "GradientCheck"]
 
 METHODS = ("central", "forward")
 
 
-def check_step(h: float) -> None:
-    if isinstance(h, bool) or not isinstance(h, numbers.Real):
-        raise TypeError(f"the step h must be a number, got {h!r} ({type(h).__name__})")
-    if not (math.isfinite(h) and h > 0):
-        raise ValueError(f"the step h must be a finite number > 0, got {h!r}")
-
-
-def check_scalar(value, where: str) -> float:
-    """``value`` as a Python float, or a clear error when ``f`` did not return one finite number."""
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"f must return a number, but returned {value!r} {where}") from None
-    if array.size != 1:
-        raise ValueError(f"f must return a single number, but returned an array of shape {array.shape} {where}")
-    number = float(array.reshape(()))
-    if not math.isfinite(number):
-        raise ValueError(f"f returned {number} {where}; a finite difference needs finite values")
-    return number
+def check_function_and_step(f, h) -> float:
+    """``f`` must be callable and ``h`` a finite number > 0 (the step of the finite difference)."""
+    check_callable(f, "f")
+    return check_number(h, "h", positive=True)
 
 
 # --8<-- [start:derivative]
@@ -87,13 +72,15 @@ def derivative(f: Callable[[float], float], x: float, h: float = 1e-5, method: s
     >>> round(derivative(lambda x: x ** 3, 2.0, method="forward"), 4)
     12.0001
     """
-    check_step(h)
-    x = check_number(x, "x")
+    h, x = check_function_and_step(f, h), check_number(x, "x")
     if method == "central":
-        after, before = check_scalar(f(x + h), f"at x + h = {x + h!r}"), check_scalar(f(x - h), f"at x - h = {x - h!r}")
+        after, before = (
+            scalar_result(f(x + h), f"at x + h = {x + h!r}"),
+            scalar_result(f(x - h), f"at x - h = {x - h!r}"),
+        )
         return (after - before) / (2 * h)
     if method == "forward":
-        after, here = check_scalar(f(x + h), f"at x + h = {x + h!r}"), check_scalar(f(x), f"at x = {x!r}")
+        after, here = scalar_result(f(x + h), f"at x + h = {x + h!r}"), scalar_result(f(x), f"at x = {x!r}")
         return (after - here) / h
     raise ValueError(f"unknown method {method!r}; use one of {', '.join(map(repr, METHODS))}")
 
@@ -135,25 +122,55 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> 
     >>> np.round(g, 6)
     array([6., 8.])
     """
-    check_step(h)
-    x = np.array(float_array(x, "x"), dtype=float)  # a float64 copy: the nudges never touch the caller's array
+    h = check_function_and_step(f, h)
+    dtype = float_array(x, "x").dtype  # the result's dtype; the nudges are done in float64
+    x = np.array(x, dtype=np.float64)  # a copy: the nudges never touch the caller's array
     grad = np.zeros_like(x)
     for index in np.ndindex(x.shape):
         original = x[index]
         x[index] = original + h
-        after = check_scalar(f(x), f"when entry {index} is nudged up")
+        after = scalar_result(f(x), f"when entry {index} is nudged up")
         x[index] = original - h
-        before = check_scalar(f(x), f"when entry {index} is nudged down")
+        before = scalar_result(f(x), f"when entry {index} is nudged down")
         x[index] = original
         grad[index] = (after - before) / (2 * h)
-    return grad
+    return grad.astype(dtype, copy=False)
 
 
 # --8<-- [end:numerical_gradient]
 
 
+class GradientCheck(float):
+    r"""The relative error of the whole gradient (this float), with the worst single entry beside it.
+
+    ``worst`` is the largest relative error of one entry, $|g_i - \hat g_i| / \max(|g_i|, |\hat g_i|, s)$,
+    where $s = 10^{-8} \max_j \max(|g_j|, |\hat g_j|)$ keeps entries that are rounding noise beside
+    the largest from counting as wrong; ``index`` is where it is. A global error of $10^{-9}$ can hide a
+    small entry that is 50% wrong beside large right ones: ``worst`` shows it.
+    """
+
+    worst: float
+    index: tuple[int, ...]
+
+    def __new__(cls, error: float, worst: float, index: tuple[int, ...]) -> GradientCheck:
+        result = super().__new__(cls, error)
+        result.worst, result.index = float(worst), index
+        return result
+
+
+def check_gradient_inputs(f, grad, x, h) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` as a float64 copy and the analytic gradient at ``x`` as a finite array of its shape."""
+    check_function_and_step(f, h)
+    x = np.array(float_array(x, "x"), dtype=np.float64)
+    analytic = float_array(grad(x.copy()) if callable(grad) else grad, "grad")
+    if analytic.shape != x.shape:
+        raise ValueError(f"grad has shape {analytic.shape}, but x has shape {x.shape}")
+    check_no_nan(analytic, "grad", finite=True)
+    return x, analytic.astype(np.float64)
+
+
 # --8<-- [start:gradient_check]
-def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -> float:
+def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -> GradientCheck:
     r"""Compare an analytic gradient with central differences; return their relative error.
 
     With $g$ the analytic gradient and $\hat g$ the numerical one, both as vectors of all entries,
@@ -163,7 +180,10 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
     the size of the disagreement as a fraction of the size of the gradient, whatever its scale (a
     gradient 50% wrong scores about 0.3 at scale $10^{-6}$ as at scale $10^{6}$). Two zero gradients
     agree exactly and score 0. Around $10^{-7}$ or less means the gradient is right; a wrong formula
-    typically gives $10^{-2}$ or more.
+    typically gives $10^{-2}$ or more. One small entry that is wrong beside large right ones barely
+    moves this number, so the result also carries the worst single entry: ``.worst``, its relative
+    error, and ``.index``, where it is (see :class:`GradientCheck`). Read both: a right gradient has
+    both small.
 
     Parameters
     ----------
@@ -178,8 +198,9 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
 
     Returns
     -------
-    float
-        The relative error, between 0 (identical) and 2 (opposite).
+    GradientCheck
+        A float, the relative error between 0 (identical) and 2 (opposite), with the attributes
+        ``worst`` and ``index`` of the worst entry.
 
     Raises
     ------
@@ -195,19 +216,21 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
     True
     >>> round(gradient_check(f, lambda v: 2 * v ** 2, np.array([1.0, -2.0])), 4)  # a wrong formula
     0.3333
+    >>> x = np.array([10.0, 0.001])                                   # the small entry 10% wrong:
+    >>> check = gradient_check(f, np.array([300.0, 3.3e-6]), x)
+    >>> print(f"{check:.1e}", round(check.worst, 3), check.index)    # the total hides it, worst shows it
+    1.0e-09 0.091 (1,)
     """
-    x = np.array(float_array(x, "x"), dtype=float)
-    analytic = float_array(grad(x.copy()) if callable(grad) else grad, "the analytic gradient")
-    if analytic.shape != x.shape:
-        raise ValueError(f"the analytic gradient has shape {analytic.shape}, but x has shape {x.shape}")
-    if not np.all(np.isfinite(analytic)):
-        raise ValueError("the analytic gradient contains nan or inf")
+    x, analytic = check_gradient_inputs(f, grad, x, h)
     numeric = numerical_gradient(f, x, h)
     largest = max(np.max(np.abs(analytic), initial=0.0), np.max(np.abs(numeric), initial=0.0))
     if largest == 0:
-        return 0.0  # both gradients are exactly zero: they agree
+        return GradientCheck(0.0, 0.0, (0,) * x.ndim)  # both gradients are exactly zero: they agree
     g, g_hat = analytic / largest, numeric / largest  # entries in [-1, 1]: no square below overflows
-    return float(np.linalg.norm(g - g_hat) / max(np.linalg.norm(g), np.linalg.norm(g_hat)))
+    error = np.linalg.norm(g - g_hat) / max(np.linalg.norm(g), np.linalg.norm(g_hat))
+    per_entry = np.abs(g - g_hat) / np.maximum(np.maximum(np.abs(g), np.abs(g_hat)), 1e-8)
+    index = np.unravel_index(np.argmax(per_entry), x.shape)
+    return GradientCheck(float(error), per_entry[index], tuple(int(i) for i in index))
 
 
 # --8<-- [end:gradient_check]

@@ -23,18 +23,27 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 __all__ = [
     "real_array",
     "float_array",
+    "integer_array",
+    "array_list",
     "check_axis",
     "check_axes",
     "check_no_nan",
     "check_integer",
     "check_number",
+    "check_in_range",
+    "check_callable",
+    "check_float_dtype",
+    "check_generator",
+    "scalar_result",
     "token_ids",
+    "wide",
 ]
 
 
@@ -109,24 +118,36 @@ def check_integer(value, name: str, minimum: int = 0) -> int:
 
 
 # --8<-- [start:check_number]
-def check_number(value, name: str, *, positive: bool = False) -> float:
-    """``value`` as a finite Python float (``> 0`` if ``positive``): a step, a temperature, an epsilon."""
+def check_number(value, name: str, *, positive: bool = False, finite: bool = True) -> float:
+    """``value`` as a finite Python float (``> 0`` if ``positive``): a step, a temperature, an epsilon.
+
+    With ``finite=False`` an infinity is allowed and only NaN refused."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     number = float(value)
-    if not math.isfinite(number) or (positive and number <= 0):
-        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {value!r}")
+    if math.isnan(number) or (finite and math.isinf(number)) or (positive and number <= 0):
+        kind = "a finite number" if finite else "a number, not NaN"
+        raise ValueError(f"{name} must be {kind}{' > 0' if positive else ''}, got {value!r}")
     return number
 
 
 # --8<-- [end:check_number]
 
 
+def integer_array(x, name: str) -> np.ndarray:
+    """``x`` as an array of integers (token ids, counts); booleans, floats and text are refused."""
+    try:
+        array = np.asarray(x)
+    except ValueError:  # a ragged list such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be a rectangular array of integers, got {x!r}") from None
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must be integer token ids, got dtype {array.dtype} (shape {array.shape})")
+    return array
+
+
 def token_ids(targets, name: str, vocab: int, item: str = "target") -> np.ndarray:
     """``targets`` as an integer array of ids in ``0 .. vocab - 1``; ``item`` names one entry in messages."""
-    targets = np.asarray(targets)
-    if targets.dtype == bool or not np.issubdtype(targets.dtype, np.integer):
-        raise TypeError(f"{name} must be integer token ids, got dtype {targets.dtype}")
+    targets = integer_array(targets, name)
     bad = (targets < 0) | (targets >= vocab)
     if np.any(bad):
         where = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -135,3 +156,82 @@ def token_ids(targets, name: str, vocab: int, item: str = "target") -> np.ndarra
             f"for a vocabulary of {vocab} tokens (valid ids: 0 to {vocab - 1})"
         )
     return targets
+
+
+def check_in_range(
+    value, name: str, low: float, high: float = math.inf, *, low_open: bool = False, high_open: bool = True
+) -> float:
+    """``value`` as a float in the interval from ``low`` to ``high`` (open or closed at each end), or an error."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    number = float(value)
+    too_low = number <= low if low_open else number < low
+    too_high = number >= high if high_open else number > high
+    if math.isnan(number) or too_low or too_high:
+        left, right = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(f"{name} must be in {left}{low:g}, {high:g}{right}, got {value!r}")
+    return number
+
+
+def check_callable(f, name: str = "f") -> Callable:
+    """``f`` itself if it can be called, else a TypeError naming it."""
+    if not callable(f):
+        raise TypeError(f"{name} must be a function (a callable), got {f!r} ({type(f).__name__})")
+    return f
+
+
+def check_generator(rng, name: str = "rng") -> np.random.Generator:
+    """``rng`` if it is a ``numpy.random.Generator``, else a TypeError saying how to make one."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r}")
+    return rng
+
+
+def scalar_result(value, where: str, name: str = "f") -> float:
+    """What ``f`` returned, as one finite Python float; a TypeError naming ``f`` if it is not a number."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise TypeError(f"{name} must return a number, but returned {value!r} {where}")
+    try:
+        array = real_array(value, f"the value {name} returned")
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must return a number, but returned {value!r} {where}") from None
+    if array.dtype == bool:
+        raise TypeError(f"{name} must return a number, but returned {value!r} {where}")
+    if array.size != 1:
+        raise ValueError(f"{name} must return a single number, but returned an array of shape {array.shape} {where}")
+    number = float(array.reshape(()))
+    if not math.isfinite(number):
+        raise ValueError(f"{name} returned {number} {where}; a finite difference needs finite values")
+    return number
+
+
+def array_list(arrays, name: str, item: str) -> list[np.ndarray]:
+    """``arrays`` (a list of array-likes, one per parameter) as finite float arrays; ``item`` names one in messages."""
+    if isinstance(arrays, np.ndarray):
+        raise TypeError(f"{name} must be a list of arrays, one per parameter; for a single array write [{item[0]}]")
+    if isinstance(arrays, (str, bytes)) or not isinstance(arrays, Iterable):
+        raise TypeError(f"{name} must be a list of arrays, got {type(arrays).__name__}")
+    checked = []
+    for i, a in enumerate(arrays):
+        a = float_array(a, f"{item} {i}")
+        check_no_nan(a, f"{item} {i}", finite=True)
+        checked.append(a)
+    return checked
+
+
+def wide(x: np.ndarray) -> np.ndarray:
+    """``x`` in at least float64, for sums of squares that would overflow float16 or float32."""
+    return x.astype(np.promote_types(x.dtype, np.float64), copy=False)
+
+
+def check_float_dtype(dtype, name: str = "dtype") -> np.dtype:
+    """``dtype`` as a NumPy floating-point dtype (float16, float32 or float64), else an error naming it."""
+    try:
+        checked = np.dtype(dtype) if dtype is not None else None
+    except TypeError:
+        checked = None
+    if checked is None:
+        raise TypeError(f"{name} must be a float dtype such as np.float32, got {dtype!r}")
+    if not np.issubdtype(checked, np.floating):
+        raise TypeError(f"{name} must be a float dtype such as np.float32, got {checked}")
+    return checked

@@ -58,10 +58,11 @@ def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
         raise ValueError(f"cannot multiply {A.shape} by {B.shape}: inner dimensions {n} and {n_b} differ")
 
     C = np.zeros((m, p), dtype=np.result_type(A, B))
-    for i in range(m):  # each row of A ...
-        for j in range(p):  # ... meets each column of B
-            for k in range(n):  # in a sum over the shared dimension
-                C[i, j] += A[i, k] * B[k, j]
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN come out quietly, as from A @ B
+        for i in range(m):  # each row of A ...
+            for j in range(p):  # ... meets each column of B
+                for k in range(n):  # in a sum over the shared dimension
+                    C[i, j] += A[i, k] * B[k, j]
     return C
 
 
@@ -100,7 +101,7 @@ def dot(a: ArrayLike, b: ArrayLike):
         raise ValueError(f"cannot take the dot product of shapes {a.shape} and {b.shape}: lengths differ")
 
     total = 0
-    with np.errstate(over="ignore"):  # a sum past 1.8e308 is inf, as np.dot gives it
+    with np.errstate(over="ignore", invalid="ignore"):  # inf (a sum past 1.8e308) and NaN (inf * 0) as np.dot
         for a_i, b_i in zip(a, b):
             total += a_i * b_i
     return total
@@ -223,19 +224,21 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     steps = check_integer(steps, "steps", minimum=1)
     seed = check_integer(seed, "seed")
 
+    k = np.frexp(np.max(np.abs(A)))[1]  # A = 2**k B with entries of B in [-1, 1]: B v neither overflows
+    B = np.ldexp(A.astype(np.float64), -k)  # nor underflows, and B has A's eigenvectors (exact scaling)
     v = np.random.default_rng(seed).standard_normal(A.shape[0])
     v = v / np.linalg.norm(v)
     for _ in range(steps):
-        w = A @ v
+        w = B @ v
         length = np.linalg.norm(w)
-        if length == 0:  # A v = 0: v is an eigenvector with eigenvalue 0
+        if length == 0:  # B v = 0: v is an eigenvector with eigenvalue 0
             break
         v = w / length
 
-    eigenvalue = float(v @ A @ v)  # Rayleigh quotient; v has length 1
+    eigenvalue = float(np.ldexp(v @ B @ v, k))  # Rayleigh quotient of A = 2**k times that of B; |v| = 1
     if v[np.argmax(np.abs(v))] < 0:  # make the sign deterministic
         v = -v
-    return eigenvalue, v
+    return eigenvalue, v.astype(A.dtype)
 
 
 # --8<-- [end:power_iteration]

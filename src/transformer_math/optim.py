@@ -29,27 +29,13 @@ array([ 0.95, -1.9 ])
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
-from transformer_math.checks import check_integer, check_number, float_array
+from transformer_math.checks import array_list, check_in_range, check_integer, check_number, wide
 
-
-def check_hyperparameter(
-    name: str, value: float, low: float, high: float = math.inf, *, low_open: bool = False, high_open: bool = True
-) -> float:
-    """``value`` as a float, or a ValueError that names the hyperparameter and the allowed range."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    number = float(value)
-    too_low = number <= low if low_open else number < low
-    too_high = number >= high if high_open else number > high
-    if not math.isfinite(number) or too_low or too_high:
-        left, right = "(" if low_open else "[", ")" if high_open else "]"
-        raise ValueError(f"{name} must be in {left}{low:g}, {high:g}{right}, got {value!r}")
-    return number
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "clip_grad_norm", "warmup_cosine"]
 
 
 # --8<-- [start:Optimizer]
@@ -73,28 +59,20 @@ class Optimizer:
                 )
             if not p.flags.writeable:
                 raise ValueError(f"parameter {i} is read-only, so it cannot be updated in place")
-        self.lr = check_hyperparameter("lr (the learning rate)", lr, 0.0, low_open=True)
+        self.lr = check_in_range(lr, "lr (the learning rate)", 0.0, low_open=True)
         self.t = 0  # number of steps taken
 
     def _checked(self, grads: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The gradients as float arrays, after checking their number, shapes and values."""
-        if isinstance(grads, np.ndarray):
-            raise TypeError("grads must be a list of arrays, one per parameter; for a single array write [g]")
-        try:
-            grads = list(grads)
-        except TypeError:
-            raise TypeError(f"grads must be a list of arrays, got {type(grads).__name__}") from None
+        """The gradients as finite float arrays, one per parameter, each of its parameter's shape and dtype."""
+        grads = array_list(grads, "grads", "gradient")  # no NaN or inf: the parameters are not changed
         if len(grads) != len(self.params):
             raise ValueError(f"expected {len(self.params)} gradients (one per parameter), got {len(grads)}")
-        checked = []
         for i, (p, g) in enumerate(zip(self.params, grads)):
-            g = float_array(g, f"gradient {i}")
             if g.shape != p.shape:
                 raise ValueError(f"gradient {i} has shape {g.shape}, but parameter {i} has shape {p.shape}")
-            if not np.all(np.isfinite(g)):
-                raise ValueError(f"gradient {i} contains nan or inf; the parameters were not changed")
-            checked.append(g)
-        return checked
+            if g.dtype != p.dtype:  # as in PyTorch: a float64 step would be rounded, or overflow, silently
+                raise TypeError(f"gradient {i} has dtype {g.dtype}, but parameter {i} has dtype {p.dtype}")
+        return grads
 
 
 # --8<-- [end:Optimizer]
@@ -134,7 +112,7 @@ class SGD(Optimizer):
     # --8<-- [start:SGD]
     def __init__(self, params, lr, momentum=0.0):
         super().__init__(params, lr)
-        self.momentum = check_hyperparameter("momentum", momentum, 0.0, 1.0)
+        self.momentum = check_in_range(momentum, "momentum", 0.0, 1.0)
         self.velocity = [np.zeros_like(p) for p in self.params]
 
     def step(self, grads):
@@ -192,9 +170,9 @@ class Adam(Optimizer):
         if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
             raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         beta1, beta2 = betas
-        self.beta1 = check_hyperparameter("betas[0]", beta1, 0.0, 1.0)
-        self.beta2 = check_hyperparameter("betas[1]", beta2, 0.0, 1.0)
-        self.eps = check_hyperparameter("eps", eps, 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
+        self.beta1 = check_in_range(beta1, "betas[0]", 0.0, 1.0)
+        self.beta2 = check_in_range(beta2, "betas[1]", 0.0, 1.0)
+        self.eps = check_in_range(eps, "eps", 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
         self.m = [np.zeros_like(p) for p in self.params]  # running mean of g
         self.v = [np.zeros_like(p) for p in self.params]  # running mean of g**2
 
@@ -253,7 +231,7 @@ class AdamW(Adam):
     # --8<-- [start:AdamW]
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
         super().__init__(params, lr, betas, eps)
-        self.weight_decay = check_hyperparameter("weight_decay", weight_decay, 0.0)
+        self.weight_decay = check_in_range(weight_decay, "weight_decay", 0.0)
 
     def step(self, grads):
         grads = self._checked(grads)  # check before decaying, so a bad call changes nothing
@@ -262,6 +240,17 @@ class AdamW(Adam):
         super().step(grads)  # Adam's step from the loss gradient alone
 
     # --8<-- [end:AdamW]
+
+
+def global_norm(arrays: list[np.ndarray]) -> float:
+    r"""$\sqrt{\sum_i \lVert a_i \rVert^2}$ of finite arrays, in float64 and scaled by a power of 2 as
+    ``np.linalg.norm`` is, so that no square overflows (near 1e200) or underflows (near 1e-200)."""
+    largest = max((float(np.max(np.abs(a), initial=0.0)) for a in arrays), default=0.0)
+    if largest == 0:
+        return 0.0
+    k = math.frexp(largest)[1]  # largest = m * 2**k with 0.5 <= m < 1
+    total = sum(float(np.sum(np.square(np.ldexp(wide(a), -k)))) for a in arrays)  # each entry in [-1, 1]
+    return math.ldexp(math.sqrt(total), k)
 
 
 # --8<-- [start:clip_grad_norm]
@@ -300,16 +289,11 @@ def clip_grad_norm(grads, max_norm):
     >>> print(norm, clipped[0], clipped[1])         # the norm was 5: everything is divided by 5
     5.0 [0.6] [[0.8]]
     """
-    if isinstance(grads, np.ndarray):
-        raise TypeError("grads must be a list of arrays; for a single array write [g]")
+    grads = array_list(grads, "grads", "gradient")  # finite float arrays: clipping cannot repair NaN or inf
     max_norm = check_number(max_norm, "max_norm", positive=True)
-    grads = [np.asarray(g, dtype=float) for g in grads]
-    for i, g in enumerate(grads):
-        if not np.all(np.isfinite(g)):
-            raise ValueError(f"gradient {i} contains nan or inf; clipping cannot repair it")
-    norm = math.sqrt(sum(float(np.sum(g**2)) for g in grads))
+    norm = global_norm(grads)
     scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
-    return [g * scale for g in grads], norm
+    return [g * scale for g in grads], norm  # a Python float scale keeps each gradient's dtype
 
 
 # --8<-- [end:clip_grad_norm]

@@ -125,10 +125,12 @@ def softmax(x, axis=-1, temperature=1.0):
     axis = check_axis(axis, x)
     m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # the largest score of each row
     check_rows(x, m, axis, "softmax")  # refuses empty rows, NaN, +inf, and rows that are all -inf
-    with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is the right 0
+    with np.errstate(over="ignore", invalid="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is 0
         out = np.subtract(x, m)  # the one full-size array we allocate; every entry <= 0
         if temperature != 1.0:
             out /= temperature  # (x - m) / T: the maximum of x / T is m / T
+            lost = np.isinf(out) & np.isfinite(x)  # x - m overflowed, but (x - m) / T may not: T > 1
+            out[lost] = (x / temperature - m / temperature)[lost]  # divide first, then subtract
     np.exp(out, out=out)  # in place: exp(-inf) is exactly 0
     out /= np.sum(out, axis=axis, keepdims=True)
     return out
@@ -139,7 +141,12 @@ def softmax(x, axis=-1, temperature=1.0):
 
 # --8<-- [start:logsumexp]
 def logsumexp(x, axis=-1, keepdims=False):
-    r"""$\log \sum_j e^{x_j}$ along ``axis``, computed as $m + \log \sum_j e^{x_j - m}$ with $m = \max_j x_j$.
+    r"""$\log \sum_j e^{x_j}$ along ``axis``, computed as $m + \operatorname{log1p}\left(\sum_{j \ne k} e^{x_j - m}\right)$.
+
+    Here $m = x_k = \max_j x_j$. The maximum's own term is exactly $e^0 = 1$; leaving it out of the sum
+    and adding it back with ``log1p`` keeps the digits of a small rest: ``logsumexp([0, -40])`` is
+    $\log(1 + e^{-40}) \approx 4.2 \times 10^{-18}$, where $\log(1 + 4.2 \times 10^{-18})$ rounds to 0
+    (Blanchard, Higham & Higham, 2021).
 
     Parameters
     ----------
@@ -161,16 +168,21 @@ def logsumexp(x, axis=-1, keepdims=False):
     >>> from transformer_math.softmax import logsumexp
     >>> print(round(float(logsumexp([1000.0, 1000.0])), 6))
     1000.693147
+    >>> print(logsumexp([0.0, -40.0]))
+    4.248354255291589e-18
     """
     x = float_array(x, "x")
     axis = check_axis(axis, x)
     check_no_nan(x, "logsumexp: x")
-    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # -inf for an empty row
-    m = np.where(np.isfinite(m), m, 0.0)  # an all -inf or a +inf row: shift by 0, let IEEE rules apply
-    with np.errstate(over="ignore", divide="ignore"):  # -inf and +inf below are the exact answers
-        shifted = np.subtract(x, m)
-        np.exp(shifted, out=shifted)
-        out = np.log(np.sum(shifted, axis=axis, keepdims=True)) + m  # log(0) = -inf: empty or all -inf
+    if x.shape[axis] == 0:  # the log of an empty sum, as in PyTorch
+        return np.full(np.max(x, axis=axis, keepdims=keepdims, initial=-np.inf).shape, -np.inf, dtype=x.dtype)
+    k = np.argmax(x, axis=axis, keepdims=True)  # where the maximum is (the first, if it is tied)
+    m = np.take_along_axis(x, k, axis=axis)
+    with np.errstate(over="ignore", invalid="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is 0
+        shifted = np.exp(np.subtract(x, m))
+    np.put_along_axis(shifted, k, 0.0, axis=axis)  # leave the maximum's own e^0 = 1 out of the sum ...
+    out = m + np.log1p(np.sum(shifted, axis=axis, keepdims=True))  # ... and add it back inside log1p
+    out = np.where(np.isfinite(m), out, m)  # a row of -inf gives -inf, a row holding +inf gives +inf
     return out if keepdims else np.squeeze(out, axis=axis)
 
 

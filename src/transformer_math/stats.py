@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.checks import check_axes, check_axis, check_integer, check_no_nan, check_number, float_array
+from transformer_math.checks import check_axes, check_axis, check_integer, check_no_nan, check_number, float_array, wide
 
 __all__ = ["mean", "variance", "std", "layer_norm"]
 
@@ -66,10 +66,10 @@ def mean(x, axis=None, keepdims=False):
     if n == 0:
         raise ValueError(f"mean of no values: x has shape {x.shape}, axis {axis}")
     with np.errstate(over="ignore"):  # a sum can pass 1.8e308 where the mean does not
-        total = np.sum(x, axis=axes, keepdims=keepdims)
+        total = np.sum(wide(x), axis=axes, keepdims=keepdims)  # float16 and float32 summed in float64
     if not np.all(np.isfinite(total)):
-        return np.sum(x / n, axis=axes, keepdims=keepdims)  # divide first: no partial sum overflows
-    return total / n
+        return np.sum(wide(x) / n, axis=axes, keepdims=keepdims).astype(x.dtype)  # divide first: no overflow
+    return (total / n).astype(x.dtype)  # back to x's precision
 
 
 # --8<-- [end:mean]
@@ -102,8 +102,8 @@ def variance(x, axis=None, ddof=0, keepdims=False):
     if n - ddof <= 0:
         raise ValueError(f"variance with ddof={ddof} needs more than {ddof} values along axis {axis}, got {n}")
     with np.errstate(over="ignore"):  # a variance past 1.8e308 is inf: it really overflows
-        deviations = x - mean(x, axis=axes, keepdims=True)
-        return np.sum(deviations * deviations, axis=axes, keepdims=keepdims) / (n - ddof)
+        deviations = wide(x) - mean(wide(x), axis=axes, keepdims=True)  # squares of float16, float32 in float64
+        return (np.sum(deviations * deviations, axis=axes, keepdims=keepdims) / (n - ddof)).astype(x.dtype)
 
 
 # --8<-- [end:variance]
@@ -119,10 +119,24 @@ def std(x, axis=None, ddof=0, keepdims=False):
     >>> print(std([1, 2, 3, 4, 5]))
     1.4142135623730951
     """
-    return np.sqrt(variance(x, axis=axis, ddof=ddof, keepdims=keepdims))
+    x, axes, _ = check_values(x, axis, "std")
+    var = variance(x, axis=axes, ddof=ddof, keepdims=keepdims)
+    if np.all(np.isfinite(var)):
+        return np.sqrt(var)
+    c = np.max(np.abs(x))  # the variance overflows, the spread need not: std(x) = c std(x / c)
+    return np.sqrt(variance(x / c, axis=axes, ddof=ddof, keepdims=keepdims)) * c
 
 
 # --8<-- [end:std]
+
+
+def feature_vector(v, name: str, d: int, x: np.ndarray, axis: int) -> np.ndarray:
+    """``v`` (a gain or a shift) as a finite float vector of length ``d`` in ``x``'s dtype."""
+    v = float_array(v, name)
+    if v.shape != (d,):
+        raise ValueError(f"{name} must have shape ({d},) to match axis {axis} of x {x.shape}, got {v.shape}")
+    check_no_nan(v, f"layer_norm: {name}", finite=True)
+    return v.astype(x.dtype, copy=False)
 
 
 # --8<-- [start:layer_norm]
@@ -169,15 +183,9 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
     shape = [1] * x.ndim
     shape[axis] = d  # gamma and beta run along the feature axis
     if gamma is not None:
-        gamma = float_array(gamma, "gamma")
-        if gamma.shape != (d,):
-            raise ValueError(f"gamma must have shape ({d},) to match axis {axis} of x {x.shape}, got {gamma.shape}")
-        y = y * gamma.reshape(shape)
+        y = y * feature_vector(gamma, "gamma", d, x, axis).reshape(shape)
     if beta is not None:
-        beta = float_array(beta, "beta")
-        if beta.shape != (d,):
-            raise ValueError(f"beta must have shape ({d},) to match axis {axis} of x {x.shape}, got {beta.shape}")
-        y = y + beta.reshape(shape)
+        y = y + feature_vector(beta, "beta", d, x, axis).reshape(shape)
     return y
 
 

@@ -56,17 +56,17 @@ def test_tiny_steps_lose_digits_to_rounding():
 
 @pytest.mark.parametrize("h", [0, -1e-5, float("nan"), float("inf")])
 def test_step_must_be_positive(h):
-    with pytest.raises(ValueError, match="the step h must be a finite number > 0"):
+    with pytest.raises(ValueError, match="h must be a finite number > 0"):
         derivative(np.sin, 1.0, h)
-    with pytest.raises(ValueError, match="the step h must be a finite number > 0"):
+    with pytest.raises(ValueError, match="h must be a finite number > 0"):
         numerical_gradient(np.sum, np.ones(2), h)
 
 
 @pytest.mark.parametrize("h", ["small", True, None, [1e-5]])
 def test_step_must_be_a_number(h):
-    with pytest.raises(TypeError, match="the step h must be a number, got"):
+    with pytest.raises(TypeError, match="h must be a real number, got"):
         derivative(np.sin, 1.0, h)
-    with pytest.raises(TypeError, match="the step h must be a number, got"):
+    with pytest.raises(TypeError, match="h must be a real number, got"):
         gradient_check(np.sum, np.ones(2), np.ones(2), h)
 
 
@@ -153,9 +153,9 @@ def test_gradient_check_accepts_an_array():
 
 
 def test_gradient_check_errors():
-    with pytest.raises(ValueError, match=r"the analytic gradient has shape \(3,\), but x has shape \(2,\)"):
+    with pytest.raises(ValueError, match=r"grad has shape \(3,\), but x has shape \(2,\)"):
         gradient_check(np.sum, np.ones(3), np.ones(2))
-    with pytest.raises(ValueError, match="the analytic gradient contains nan or inf"):
+    with pytest.raises(ValueError, match=r"grad contains NaN \(first at index"):
         gradient_check(np.sum, np.array([1.0, np.nan]), np.ones(2))
 
 

@@ -147,9 +147,9 @@ def test_bad_input_gives_clear_errors_and_changes_nothing(cls):
         opt.step([np.ones((2, 3))])
     with pytest.raises(ValueError, match=r"gradient 1 has shape \(4,\), but parameter 1 has shape \(3,\)"):
         opt.step([np.ones((2, 3)), np.ones(4)])
-    with pytest.raises(ValueError, match="gradient 0 contains nan or inf"):
+    with pytest.raises(ValueError, match="gradient 0 contains (NaN|inf|-inf)"):
         opt.step([np.full((2, 3), np.nan), np.ones(3)])
-    with pytest.raises(ValueError, match="gradient 1 contains nan or inf"):
+    with pytest.raises(ValueError, match="gradient 1 contains (NaN|inf|-inf)"):
         opt.step([np.ones((2, 3)), np.array([1.0, np.inf, 0.0])])
     np.testing.assert_array_equal(w, np.ones((2, 3)))
     np.testing.assert_array_equal(bias, np.zeros(3))
@@ -172,7 +172,7 @@ def test_hyperparameter_ranges():
         Adam([np.ones(2)], eps=-1.0)
     with pytest.raises(ValueError, match="weight_decay must be in"):
         AdamW([np.ones(2)], weight_decay=-0.01)
-    with pytest.raises(TypeError, match="lr .* must be a number"):
+    with pytest.raises(TypeError, match="lr .* must be a real number"):
         SGD([np.ones(2)], lr="fast")
 
 

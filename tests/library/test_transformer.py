@@ -147,9 +147,9 @@ def test_output_scale_scales_only_the_output_projection_and_sets_the_initial_los
 @pytest.mark.parametrize(
     ("value", "error", "message"),
     [
-        (-0.1, ValueError, r"output_scale must be >= 0, got -0.1"),
-        (float("nan"), ValueError, r"output_scale must be a finite number, got nan"),
-        (float("inf"), ValueError, r"output_scale must be a finite number, got inf"),
+        (-0.1, ValueError, r"output_scale must be in \[0, inf\), got -0.1"),
+        (float("nan"), ValueError, r"output_scale must be in \[0, inf\), got nan"),
+        (float("inf"), ValueError, r"output_scale must be in \[0, inf\), got inf"),
         ("0.1", TypeError, r"output_scale must be a real number, got '0.1'"),
         (True, TypeError, r"output_scale must be a real number, got True"),
     ],
@@ -196,11 +196,15 @@ def test_mini_batch_training_is_the_loop_of_the_page():
         ({"batch_size": 0}, ValueError, r"batch_size must be at least 1, got 0"),
         ({"batch_size": 2.0}, TypeError, r"batch_size"),
         ({"batch_size": 2, "seed": -1}, ValueError, r"seed"),
-        ({"batch_size": 2, "tokens": np.arange(6) % 5}, ValueError, r"batch_size needs tokens and targets of one"),
+        (
+            {"batch_size": 2, "tokens": np.arange(6) % 5},
+            ValueError,
+            r"batch_size needs tokens of shape \(windows, n\), got shape \(6,\)",
+        ),
         (
             {"batch_size": 2, "targets": np.zeros((3, 4), dtype=int)},
             ValueError,
-            r"got tokens \(4, 4\), targets \(3, 4\)",
+            r"targets must have the shape of tokens, \(4, 4\), got \(3, 4\)",
         ),
     ],
 )

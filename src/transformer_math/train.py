@@ -1,0 +1,164 @@
+r"""Training the one-block Transformer: token windows, then AdamW steps on the gradients of the loss.
+
+A token stream $t_1, \dots, t_N$ becomes training pairs by sliding a window of $n$ tokens along it: window
+$i$ is $(t_i, \dots, t_{i+n-1})$, and its targets are the same window shifted by one,
+$(t_{i+1}, \dots, t_{i+n})$. Each training step then runs the whole diagram,
+
+$$L(\theta) = -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \qquad
+\theta \leftarrow \operatorname{AdamW}(\theta, \nabla_\theta L),$$
+
+with $z$ from :func:`~transformer_math.model.forward` and $\nabla_\theta L$ from
+:func:`~transformer_math.model.loss_and_grads`, optionally with gradient clipping and a warm-up and
+cosine schedule (:mod:`transformer_math.optim`).
+
+Example
+-------
+>>> from transformer_math.model import init_params
+>>> from transformer_math.train import make_windows, train
+>>> x, y = make_windows([0, 1, 2] * 4, seq_len=4)
+>>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
+>>> losses = train(params, x, y, n_heads=2, steps=20)
+>>> bool(losses[-1] < losses[0])
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.checks import check_integer, check_number, integer_array
+from transformer_math.model import check_model_inputs, loss_and_grads
+from transformer_math.optim import AdamW, clip_grad_norm, warmup_cosine
+
+__all__ = ["make_windows", "train"]
+
+
+def check_stream(stream, seq_len) -> tuple[np.ndarray, int]:
+    """``stream`` as a 1-D array of integer token ids longer than ``seq_len``, and ``seq_len`` as an int."""
+    stream = integer_array(stream, "stream")
+    if stream.ndim != 1:
+        raise ValueError(f"stream must be a 1-D sequence of token ids, got shape {stream.shape}")
+    seq_len = check_integer(seq_len, "seq_len", minimum=1)
+    if len(stream) <= seq_len:
+        raise ValueError(f"need a stream longer than seq_len = {seq_len}, got {len(stream)} tokens")
+    return stream, seq_len
+
+
+def check_training_inputs(params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed):
+    """Every argument of :func:`train` checked before the first forward pass, so a bad one costs no time."""
+    tokens, n_heads = check_model_inputs(params, tokens, n_heads)
+    targets = integer_array(targets, "targets")
+    if targets.shape != tokens.shape:
+        raise ValueError(f"targets must have the shape of tokens, {tokens.shape}, got {targets.shape}")
+    steps = check_integer(steps, "steps")
+    if max_grad_norm is not None:
+        max_grad_norm = check_number(max_grad_norm, "max_grad_norm", positive=True)
+    if warmup_steps is not None and check_integer(warmup_steps, "warmup_steps") >= max(steps, 1):
+        raise ValueError(f"warmup_steps must be less than steps = {steps}, got {warmup_steps}")
+    rng = None
+    if batch_size is not None:
+        batch_size = check_integer(batch_size, "batch_size", minimum=1)
+        if tokens.ndim != 2:
+            raise ValueError(f"batch_size needs tokens of shape (windows, n), got shape {tokens.shape}")
+        rng = np.random.default_rng(check_integer(seed, "seed"))
+    return tokens, targets, n_heads, steps, rng
+
+
+# --8<-- [start:make_windows]
+def make_windows(stream, seq_len):
+    r"""Every window of ``seq_len`` tokens of a token stream, with the next token of each as its target.
+
+    Window $i$ is ``stream[i : i + seq_len]``; its targets are the same window shifted by one,
+    ``stream[i + 1 : i + seq_len + 1]``.
+
+    Returns
+    -------
+    inputs, targets : numpy.ndarray
+        Both of shape ``(len(stream) - seq_len, seq_len)``.
+
+    Examples
+    --------
+    >>> from transformer_math.train import make_windows
+    >>> x, y = make_windows([0, 1, 2, 3, 4], seq_len=3)
+    >>> print(x, y, sep="\n")
+    [[0 1 2]
+     [1 2 3]]
+    [[1 2 3]
+     [2 3 4]]
+    """
+    stream, seq_len = check_stream(stream, seq_len)
+    starts = np.arange(len(stream) - seq_len)[:, None]
+    offsets = np.arange(seq_len)[None, :]
+    return stream[starts + offsets], stream[starts + offsets + 1]
+
+
+# --8<-- [end:make_windows]
+
+
+# --8<-- [start:train]
+def train(
+    params,
+    tokens,
+    targets,
+    n_heads,
+    steps,
+    lr=1e-2,
+    weight_decay=0.01,
+    max_grad_norm=None,
+    warmup_steps=None,
+    batch_size=None,
+    seed=0,
+):
+    r"""Training with AdamW; ``params`` is updated in place. Returns the loss before each step.
+
+    Each step is the whole diagram: forward to the logits, cross entropy, backward to every gradient,
+    and one AdamW update of every parameter. Two options of larger training runs are available:
+    ``max_grad_norm`` clips the global norm of the gradients (:func:`~transformer_math.optim.clip_grad_norm`)
+    and ``warmup_steps`` replaces the constant ``lr`` by a warm-up to ``lr`` followed by a cosine decay
+    to 0 (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
+
+    By default every step uses every window (full batch). With ``batch_size`` each step uses that many
+    windows, drawn at random (with replacement) by ``np.random.default_rng(seed)``, and the losses
+    returned are those of these mini-batches.
+
+    Examples
+    --------
+    >>> from transformer_math.model import init_params
+    >>> from transformer_math.train import make_windows, train
+    >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)
+    >>> x, y = make_windows([0, 1, 2] * 4, seq_len=4)
+    >>> losses = train(params, x, y, n_heads=2, steps=30)
+    >>> bool(losses[-1] < losses[0] / 10)
+    True
+    >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)   # again, clipped and scheduled
+    >>> losses = train(params, x, y, n_heads=2, steps=30, lr=0.03, max_grad_norm=1.0, warmup_steps=5)
+    >>> bool(losses[-1] < losses[0] / 10)
+    True
+    >>> params = init_params(vocab_size=3, d_model=8, d_ff=16)   # again, 4 random windows a step
+    >>> losses = train(params, x, y, n_heads=2, steps=30, batch_size=4, seed=0)
+    >>> bool(losses[-1] < losses[0] / 10)
+    True
+    """
+    tokens, targets, n_heads, steps, rng = check_training_inputs(
+        params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed
+    )
+    names = list(params)
+    optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=weight_decay)
+    losses = []
+    for t in range(steps):
+        if batch_size is None:
+            loss, grads = loss_and_grads(params, tokens, targets, n_heads)
+        else:
+            rows = rng.integers(0, len(tokens), size=batch_size)  # a random mini-batch of windows
+            loss, grads = loss_and_grads(params, tokens[rows], targets[rows], n_heads)
+        grads = [grads[name] for name in names]
+        if max_grad_norm is not None:
+            grads, _ = clip_grad_norm(grads, max_grad_norm)
+        if warmup_steps is not None:
+            optimizer.lr = warmup_cosine(t, steps, warmup_steps, peak_lr=lr)
+        optimizer.step(grads)
+        losses.append(loss)
+    return losses
+
+
+# --8<-- [end:train]
