@@ -41,8 +41,8 @@ def one_head() -> None:
     print(np.round(P, 3))
 
     # 6. Output: each row is a mix of the value rows, weighted by a row of P.
-    O = P @ V  # (n, n) @ (n, d_k) -> (n, d_k)
+    out = P @ V  # (n, n) @ (n, d_k) -> (n, d_k)
     mix = P[2, 0] * V[0] + P[2, 1] * V[1] + P[2, 2] * V[2]
-    print("O:", O.shape, " row 2 = sum_j P[2, j] v_j:", np.allclose(O[2], mix))
-    print("row 0 is v_0 itself:", np.allclose(O[0], V[0]))
+    print("output:", out.shape, " row 2 = sum_j P[2, j] v_j:", np.allclose(out[2], mix))
+    print("row 0 is v_0 itself:", np.allclose(out[0], V[0]))
     # --8<-- [end:one-head]
