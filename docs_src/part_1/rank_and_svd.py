@@ -42,7 +42,7 @@ def svd_ellipse() -> Figure:
     ax.set_xlim(-3, 3)
     ax.set_ylim(-3, 3)
     ax.legend(loc="lower right", fontsize=9)
-    ax.set_title("A = [[2, 1], [0, 1]]: half-axes are the singular values")
+    ax.set_title("A = [[2, 1], [0, 1]]: half-axes = singular values")
     return fig
 
 
