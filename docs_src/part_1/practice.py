@@ -35,8 +35,8 @@ def one_head() -> None:
     S = np.where(mask, S, -np.inf)
 
     # 5. Softmax along each row: exponentiate, then divide by the row's sum (keepdims keeps a column).
-    E = np.exp(S - S.max(axis=1, keepdims=True))
-    P = E / E.sum(axis=1, keepdims=True)  # (n, n), rows sum to 1
+    exp_S = np.exp(S - S.max(axis=1, keepdims=True))
+    P = exp_S / exp_S.sum(axis=1, keepdims=True)  # (n, n), rows sum to 1
     print("attention weights P:")
     print(np.round(P, 3))
 
