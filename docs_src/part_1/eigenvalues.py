@@ -138,10 +138,11 @@ def pca_embeddings() -> None:
 
     # PCA: centre the data, form the covariance matrix, take its eigenvectors.
     X_centred = X - X.mean(axis=0)
-    C = X_centred.T @ X_centred / (n - 1)  # (8, 8), symmetric
-    print("covariance:", C.shape, " symmetric:", np.allclose(C, C.T), " same as np.cov:", np.allclose(C, np.cov(X.T)))
+    Sigma = X_centred.T @ X_centred / n  # (8, 8), symmetric
+    same = np.allclose(Sigma, np.cov(X, rowvar=False, ddof=0))
+    print("covariance:", Sigma.shape, " symmetric:", np.allclose(Sigma, Sigma.T), " same as np.cov:", same)
 
-    values, vectors = np.linalg.eigh(C)  # ascending order
+    values, vectors = np.linalg.eigh(Sigma)  # ascending order
     values, vectors = values[::-1], vectors[:, ::-1]  # largest first
     print("eigenvalues (variance along each axis):", np.round(values, 3))
     explained = values / values.sum()
@@ -149,7 +150,7 @@ def pca_embeddings() -> None:
     print(f"the first 2 components explain {explained[:2].sum():.1%}")
 
     # The top component, by power iteration, agrees with eigh (up to the sign of the vector).
-    top_value, top_vector = power_iteration(C)
+    top_value, top_vector = power_iteration(Sigma)
     print("power iteration:", round(top_value, 6), " eigh:", round(float(values[0]), 6))
     print("same direction:", np.isclose(abs(top_vector @ vectors[:, 0]), 1.0))
 
