@@ -1,4 +1,4 @@
-"""What docs/part-2/practice.md includes and draws: a character bigram model of Aesop's fables, 1 figure.
+"""What docs/part-2/practice.md includes and draws: a character bigram model of Aesop's fables, 2 figures.
 
 The chapter “Practice: a character model of Aesop's fables”. A function registered with ``@figure`` is drawn by
 ``hooks/figures.py`` as ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``. The page shows the sections
@@ -85,4 +85,33 @@ def fables_bigram_training() -> Figure:
     ax.set_ylabel("loss, nats per character")
     ax.set_title("Learning the bigram table of the fables")
     ax.legend(fontsize=8, loc="upper right")
+    return fig
+
+
+@figure("fables-bigram-table")
+def fables_bigram_table() -> Figure:
+    """The counted table P(next | previous) beside the table gradient descent learned, for the commonest characters."""
+    from matplotlib.colors import PowerNorm
+
+    from transformer_math.softmax import softmax
+
+    text, vocab, V, x, y, x_held, y_held, counts = fables_setup()
+    W, _ = logit_table_run()
+    n = counts.sum(axis=1, keepdims=True)
+    counted = np.divide(counts, n, out=np.zeros_like(counts), where=n > 0)
+    learned = softmax(W)
+    common = np.argsort(-n[:, 0], kind="stable")[:12]  # the 12 commonest previous characters
+    labels = [{" ": "␣", "\n": "⏎"}.get(vocab[a], vocab[a]) for a in common]
+
+    fig = Figure(figsize=(7, 3.9))
+    axes = fig.subplots(1, 2)
+    for ax, table, title in [(axes[0], counted, "counted"), (axes[1], learned, "learned (3,000 steps)")]:
+        image = ax.imshow(table[np.ix_(common, common)], cmap="viridis", norm=PowerNorm(0.5, vmin=0, vmax=1))
+        ax.set_xticks(range(len(common)), labels)
+        ax.set_yticks(range(len(common)), labels)
+        ax.set_title(title, fontsize=11)
+        ax.set_xlabel("next character")
+        ax.grid(False)
+    axes[0].set_ylabel("previous character")
+    fig.colorbar(image, ax=list(axes), shrink=0.8, label="P(next | previous)")
     return fig
