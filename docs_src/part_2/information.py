@@ -1,4 +1,4 @@
-"""What docs/part-2/information.md draws: 2 figures and 1 explorer.
+"""What docs/part-2/information.md draws: 3 figures and 1 explorer.
 
 The chapter “Entropy, cross entropy and KL divergence”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
 ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
@@ -24,7 +24,7 @@ from tools.explorers import (
     text,
 )
 from tools.figures import figure
-from transformer_math.information import cross_entropy
+from transformer_math.information import cross_entropy, kl_divergence
 
 
 @figure("coin-entropy")
@@ -129,3 +129,47 @@ def cross_entropy_explorer() -> Explorer:
     control = slider("p", "Probability of the right token", PROBABILITIES, 0.5, lambda p: f"p = {p:g}")
     caption = "The loss -ln p of one prediction, against the probability p it gives the right token."
     return build("cross-entropy-probability", caption, [control], draw)
+
+
+# --8<-- [start:kl-directions]
+def kl_best_fits():
+    """Fit one Gaussian Q to a two-peaked P on a grid, once by forward KL(P || Q), once by reverse KL(Q || P).
+
+    Returns the grid, P, and the best Q, its mean and its standard deviation for each direction."""
+    x = np.linspace(-6, 6, 121)
+
+    def bell(mu, sigma):  # a Gaussian shape on the grid, normalised to sum to 1
+        w = np.exp(-((x - mu) ** 2) / (2 * sigma**2))
+        return w / w.sum()
+
+    p = 0.5 * bell(-2.5, 0.7) + 0.5 * bell(2.5, 0.7)  # two peaks
+    mus, sigmas = np.linspace(-4, 4, 81), np.linspace(0.3, 4.0, 38)
+    candidates = [(mu, sigma) for mu in mus for sigma in sigmas]
+    Q = np.array([bell(mu, sigma) for mu, sigma in candidates])  # every candidate Q, one per row
+    fits = {}
+    P = np.broadcast_to(p, Q.shape)  # P repeated, to compare with every candidate at once
+    for name, kls in [("forward", kl_divergence(P, Q)), ("reverse", kl_divergence(Q, P))]:
+        best = int(np.argmin(kls))
+        fits[name] = (Q[best], *candidates[best])
+    return x, p, fits
+
+
+# --8<-- [end:kl-directions]
+
+
+@figure("kl-directions")
+def kl_directions() -> Figure:
+    """Forward KL spreads one Gaussian over both peaks of P; reverse KL settles on one peak."""
+    x, p, fits = kl_best_fits()
+    fig = Figure(figsize=(6, 3.6))
+    ax = fig.subplots()
+    ax.fill_between(x, p, color="C0", alpha=0.3, label="P (two peaks)")
+    for (name, (q, mu, sigma)), color, style in zip(fits.items(), ["C1", "C2"], ["-", "--"]):
+        label = f"best Q by {name} KL (mean {mu:.1f}, sd {sigma:.1f})"
+        ax.plot(x, q, color=color, linestyle=style, linewidth=2, label=label)
+    ax.set_xlabel("outcome")
+    ax.set_ylabel("probability")
+    ax.set_ylim(0, max(p.max(), max(f[0].max() for f in fits.values())) * 1.45)
+    ax.set_title("One Gaussian fitted to two peaks")
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
