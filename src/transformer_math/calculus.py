@@ -112,7 +112,7 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> 
     Raises
     ------
     ValueError
-        If ``h <= 0`` or ``f`` does not return one finite number.
+        If ``h <= 0``, ``x`` holds NaN or inf, or ``f`` does not return one finite number.
 
     Examples
     --------
@@ -125,13 +125,14 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> 
     h = check_function_and_step(f, h)
     dtype = float_array(x, "x").dtype  # the result's dtype; the nudges are done in float64
     x = np.array(x, dtype=np.float64)  # a copy: the nudges never touch the caller's array
+    check_no_nan(x, "x", finite=True)  # no difference quotient at NaN or inf
     grad = np.zeros_like(x)
     for index in np.ndindex(x.shape):
         original = x[index]
         x[index] = original + h
-        after = scalar_result(f(x), f"when entry {index} is nudged up")
+        after = scalar_result(f(x), f"when entry {index} of x is nudged up")
         x[index] = original - h
-        before = scalar_result(f(x), f"when entry {index} is nudged down")
+        before = scalar_result(f(x), f"when entry {index} of x is nudged down")
         x[index] = original
         grad[index] = (after - before) / (2 * h)
     return grad.astype(dtype, copy=False)
@@ -153,8 +154,8 @@ class GradientCheck(float):
     index: tuple[int, ...]
 
     def __new__(cls, error: float, worst: float, index: tuple[int, ...]) -> GradientCheck:
-        result = super().__new__(cls, error)
-        result.worst, result.index = float(worst), index
+        result = super().__new__(cls, check_number(error, "error", finite=False))
+        result.worst, result.index = check_number(worst, "worst", finite=False), index
         return result
 
 

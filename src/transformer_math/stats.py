@@ -25,7 +25,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.checks import check_axes, check_axis, check_integer, check_no_nan, check_number, float_array, wide
+from transformer_math.checks import (
+    check_axes,
+    check_axis,
+    check_integer,
+    check_no_nan,
+    check_number,
+    float_array,
+    weight,
+    wide,
+)
 
 __all__ = ["mean", "variance", "std", "layer_norm"]
 
@@ -135,8 +144,7 @@ def feature_vector(v, name: str, d: int, x: np.ndarray, axis: int) -> np.ndarray
     v = float_array(v, name)
     if v.shape != (d,):
         raise ValueError(f"{name} must have shape ({d},) to match axis {axis} of x {x.shape}, got {v.shape}")
-    check_no_nan(v, f"layer_norm: {name}", finite=True)
-    return v.astype(x.dtype, copy=False)
+    return weight(v, f"layer_norm: {name}", (d,), x.dtype)  # finite, and still finite in x's dtype
 
 
 # --8<-- [start:layer_norm]
