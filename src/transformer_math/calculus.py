@@ -148,6 +148,13 @@ class GradientCheck(float):
     where $s = 10^{-8} \max_j \max(|g_j|, |\hat g_j|)$ keeps entries that are rounding noise beside
     the largest from counting as wrong; ``index`` is where it is. A global error of $10^{-9}$ can hide a
     small entry that is 50% wrong beside large right ones: ``worst`` shows it.
+
+    Near that floor ``worst`` also shows the finite difference's own rounding: every $\hat g_i$ is off by
+    about $\epsilon |f(x)| / h$ ($2 \times 10^{-11} |f(x)|$ in float64 with $h = 10^{-5}$), whatever its
+    size, i.e. about $2 \times 10^{-11} |f(x)| / |g_i|$ of entry $i$. On a *right* gradient an entry
+    $10^{7}$ times below the largest can so read $10^{-4}$, and up to $10^{-2}$ when $|f(x)|$ is large
+    beside the gradient. Read ``worst`` as a wrong entry when
+    it is $10^{-2}$ or more, or when the entry at ``index`` is not tiny beside the largest.
     """
 
     worst: float
@@ -184,7 +191,7 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
     typically gives $10^{-2}$ or more. One small entry that is wrong beside large right ones barely
     moves this number, so the result also carries the worst single entry: ``.worst``, its relative
     error, and ``.index``, where it is (see :class:`GradientCheck`). Read both: a right gradient has
-    both small.
+    both small, though an entry far below the largest can show about $10^{-4}$ of rounding in ``.worst``.
 
     Parameters
     ----------
