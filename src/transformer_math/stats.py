@@ -129,11 +129,10 @@ def std(x, axis=None, ddof=0, keepdims=False):
     1.4142135623730951
     """
     x, axes, _ = check_values(x, axis, "std")
-    var = variance(x, axis=axes, ddof=ddof, keepdims=keepdims)
-    if np.all(np.isfinite(var)):
-        return np.sqrt(var)
-    c = np.max(np.abs(x))  # the variance overflows, the spread need not: std(x) = c std(x / c)
-    return np.sqrt(variance(x / c, axis=axes, ddof=ddof, keepdims=keepdims)) * c
+    k = np.frexp(np.max(np.abs(wide(x)), axis=axes, keepdims=True))[1]  # a row's largest |x| is m 2**k, m < 1
+    u = np.ldexp(wide(x), -k)  # x / 2**k, exactly: its squares neither overflow (1e200) nor vanish (1e-200)
+    out = np.ldexp(np.sqrt(variance(u, axis=axes, ddof=ddof, keepdims=True)), k)  # std(x) = 2**k std(x / 2**k)
+    return (out if keepdims else np.squeeze(out, axis=axes)).astype(x.dtype)[()]  # [()]: a scalar for axis=None
 
 
 # --8<-- [end:std]
