@@ -295,10 +295,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     q = split_heads(x @ w_q, n_heads)  # (..., h, n, d_head)
     k = split_heads(x @ w_k, n_heads)
     v = split_heads(x @ w_v, n_heads)
-    try:
-        heads, weights = scaled_dot_product_attention(q, k, v, mask)  # scaled by sqrt(d_head)
-    except ValueError as err:  # say that it comes from x (and the weights), the caller's arguments
-        raise ValueError(f"multi_head_attention of x {x.shape}: {err}") from None
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)  # scaled by sqrt(d_head)
     return merge_heads(heads) @ w_o, weights
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -28,6 +29,15 @@ from transformer_math import attention, calculus, information, linalg, model, op
 from transformer_math.autograd import Value
 
 SAME = "same dtype, finite, equal to ref"
+
+
+@dataclass(frozen=True)
+class Raises:
+    """An error whose message names ``name``, a quantity the docstring defines from the probed argument."""
+
+    error: type
+    name: str
+
 
 ARRAY_PROBES = {
     "float16": np.array([1.0, 2.0, 3.0], dtype=np.float16),
@@ -381,7 +391,7 @@ SPECS: dict[str, Spec] = {
             **{
                 "+inf": ValueError,
                 "-inf": ValueError,
-                "1e300": ValueError,
+                "1e300": Raises(ValueError, "the scores q @ k^T would overflow"),  # q = x W_Q, k = x W_K
                 "float16": SAME,
                 "wrong rank": SAME,
                 "all equal": SAME,
@@ -859,6 +869,10 @@ def test_row(name, probe):
         if isinstance(expected, type) and issubclass(expected, Warning):
             with pytest.warns(expected):
                 warnings.simplefilter("always")
+                spec.call(value)
+            return
+        if isinstance(expected, Raises):
+            with pytest.raises(expected.error, match=re.escape(expected.name)):
                 spec.call(value)
             return
         if isinstance(expected, type) and issubclass(expected, Exception):
