@@ -9,6 +9,8 @@ else from NumPy, else from exact mathematics, never from what the code happens t
 * ``SAME`` -- a result of the input's float dtype (float64 for integers), finite, and equal to ``ref``
   (the exact value, computed in float64 by the plain formula) to the dtype's precision;
 * an exception class -- raised, with a message that names the argument;
+* ``Raises(error, words)`` -- raised, with a message holding ``words`` (a quantity the docstring defines from
+  the argument, such as multi-head attention's q = x W_Q);
 * a callable -- a check of the result (a value the reference gives at an edge: ``-inf``, NaN, 0...).
 """
 
