@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from transformer_math.checks import check_float_dtype, check_integer, check_no_nan, float_array
+from transformer_math.checks import check_float_dtype, check_integer, check_no_nan, float_array, real_array, weight
 from transformer_math.softmax import softmax
 
 __all__ = [
@@ -198,7 +198,7 @@ def split_heads(x, n_heads):
      [[2 3]
       [6 7]]]
     """
-    x = np.asarray(x)
+    x = real_array(x, "x")  # numbers of any real dtype, kept; booleans and text refused
     if x.ndim < 2:
         raise ValueError(f"split_heads needs x of shape (..., n, d_model), got shape {x.shape}")
     n_heads = check_integer(n_heads, "n_heads", minimum=1)
@@ -224,7 +224,7 @@ def merge_heads(x):
     >>> bool(np.array_equal(merge_heads(split_heads(x, 2)), x))
     True
     """
-    x = np.asarray(x)
+    x = real_array(x, "x")
     if x.ndim < 3:
         raise ValueError(f"merge_heads needs x of shape (..., h, n, d_head), got shape {x.shape}")
     x = np.swapaxes(x, -3, -2)  # (..., n, h, d_head)
@@ -232,6 +232,25 @@ def merge_heads(x):
 
 
 # --8<-- [end:heads]
+
+
+def check_multi_head_inputs(x, *weights) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``x`` as finite floats of shape ``(..., n, d)``, ``n, d >= 1``; the weights as ``(d, d)`` arrays in its dtype."""
+    x = float_array(x, "x")
+    if x.ndim < 2 or 0 in x.shape[-2:]:
+        raise ValueError(
+            f"multi_head_attention needs x of shape (..., n, d_model), got shape {x.shape}; n, d_model >= 1"
+        )
+    check_no_nan(x, "x", finite=True)
+    d = x.shape[-1]
+    weights = [weight(w, f"w_{name}", (d, d), x.dtype) for name, w in zip("qkvo", weights)]
+    largest_x, largest_w = np.max(np.abs(x)), max(np.max(np.abs(w), initial=0.0) for w in weights)
+    with np.errstate(over="ignore"):  # a bound past 1e308 is what we look for
+        if largest_x * largest_w * d > np.finfo(x.dtype).max:
+            raise ValueError(
+                f"x @ w would overflow: x has entries up to {largest_x:g}, the weights up to {largest_w:g}"
+            )
+    return x, weights
 
 
 # --8<-- [start:multi_head_attention]
@@ -272,15 +291,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     >>> out.shape, weights.shape
     ((4, 8), (2, 4, 4))
     """
-    x = float_array(x, "x")
-    if x.ndim < 2:
-        raise ValueError(f"multi_head_attention needs x of shape (..., n, d_model), got shape {x.shape}")
-    d_model = x.shape[-1]
-    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o)):
-        if np.shape(w) != (d_model, d_model):
-            raise ValueError(
-                f"{name} must have shape ({d_model}, {d_model}) for d_model = {d_model}, got {np.shape(w)}"
-            )
+    x, (w_q, w_k, w_v, w_o) = check_multi_head_inputs(x, w_q, w_k, w_v, w_o)  # the weights in x's dtype
     q = split_heads(x @ w_q, n_heads)  # (..., h, n, d_head)
     k = split_heads(x @ w_k, n_heads)
     v = split_heads(x @ w_v, n_heads)

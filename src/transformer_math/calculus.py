@@ -112,7 +112,7 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> 
     Raises
     ------
     ValueError
-        If ``h <= 0`` or ``f`` does not return one finite number.
+        If ``h <= 0``, ``x`` holds NaN or inf, or ``f`` does not return one finite number.
 
     Examples
     --------
@@ -125,13 +125,14 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x, h: float = 1e-5) -> 
     h = check_function_and_step(f, h)
     dtype = float_array(x, "x").dtype  # the result's dtype; the nudges are done in float64
     x = np.array(x, dtype=np.float64)  # a copy: the nudges never touch the caller's array
+    check_no_nan(x, "x", finite=True)  # no difference quotient at NaN or inf
     grad = np.zeros_like(x)
     for index in np.ndindex(x.shape):
         original = x[index]
         x[index] = original + h
-        after = scalar_result(f(x), f"when entry {index} is nudged up")
+        after = scalar_result(f(x), f"when entry {index} of x is nudged up")
         x[index] = original - h
-        before = scalar_result(f(x), f"when entry {index} is nudged down")
+        before = scalar_result(f(x), f"when entry {index} of x is nudged down")
         x[index] = original
         grad[index] = (after - before) / (2 * h)
     return grad.astype(dtype, copy=False)
@@ -147,14 +148,21 @@ class GradientCheck(float):
     where $s = 10^{-8} \max_j \max(|g_j|, |\hat g_j|)$ keeps entries that are rounding noise beside
     the largest from counting as wrong; ``index`` is where it is. A global error of $10^{-9}$ can hide a
     small entry that is 50% wrong beside large right ones: ``worst`` shows it.
+
+    Near that floor ``worst`` also shows the finite difference's own rounding: every $\hat g_i$ is off by
+    about $\epsilon |f(x)| / h$ ($2 \times 10^{-11} |f(x)|$ in float64 with $h = 10^{-5}$), whatever its
+    size, i.e. about $2 \times 10^{-11} |f(x)| / |g_i|$ of entry $i$. On a *right* gradient an entry
+    $10^{7}$ times below the largest can so read $10^{-4}$, and up to $10^{-2}$ when $|f(x)|$ is large
+    beside the gradient. Read ``worst`` as a wrong entry when
+    it is $10^{-2}$ or more, or when the entry at ``index`` is not tiny beside the largest.
     """
 
     worst: float
     index: tuple[int, ...]
 
     def __new__(cls, error: float, worst: float, index: tuple[int, ...]) -> GradientCheck:
-        result = super().__new__(cls, error)
-        result.worst, result.index = float(worst), index
+        result = super().__new__(cls, check_number(error, "error", finite=False))
+        result.worst, result.index = check_number(worst, "worst", finite=False), index
         return result
 
 
@@ -183,7 +191,7 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
     typically gives $10^{-2}$ or more. One small entry that is wrong beside large right ones barely
     moves this number, so the result also carries the worst single entry: ``.worst``, its relative
     error, and ``.index``, where it is (see :class:`GradientCheck`). Read both: a right gradient has
-    both small.
+    both small, though an entry far below the largest can show about $10^{-4}$ of rounding in ``.worst``.
 
     Parameters
     ----------

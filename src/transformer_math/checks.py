@@ -44,6 +44,7 @@ __all__ = [
     "scalar_result",
     "token_ids",
     "wide",
+    "weight",
 ]
 
 
@@ -222,6 +223,24 @@ def array_list(arrays, name: str, item: str) -> list[np.ndarray]:
 def wide(x: np.ndarray) -> np.ndarray:
     """``x`` in at least float64, for sums of squares that would overflow float16 or float32."""
     return x.astype(np.promote_types(x.dtype, np.float64), copy=False)
+
+
+def weight(w, name: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``w`` (a weight matrix, a gain, a shift) as a finite float array of ``shape``, in ``dtype``.
+
+    ``dtype`` is that of the activations it meets, so float32 activations stay float32 whatever the
+    weights were made in (``np.eye`` and ``rng.normal`` give float64)."""
+    w = float_array(w, name)
+    if w.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {w.shape}")
+    check_no_nan(w, name, finite=True)
+    with np.errstate(over="ignore"):  # a float64 weight past 65504 (float16) or 3.4e38 (float32) becomes inf
+        cast = w.astype(dtype, copy=False)
+    if not np.all(np.isfinite(cast)):
+        raise ValueError(
+            f"{name} has entries up to {np.max(np.abs(w)):g}, beyond the largest {dtype}, {np.finfo(dtype).max:g}"
+        )
+    return cast
 
 
 def check_float_dtype(dtype, name: str = "dtype") -> np.dtype:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from transformer_math.checks import check_integer, check_no_nan, float_array, real_array
+from transformer_math.checks import check_integer, check_no_nan, float_array, real_array, wide
 
 __all__ = ["matmul_loops", "dot", "norm", "cosine_similarity", "power_iteration"]
 
@@ -52,7 +52,7 @@ def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     """
     A, B = real_array(A, "A"), real_array(B, "B")
     if A.ndim != 2 or B.ndim != 2:
-        raise ValueError(f"matmul_loops needs two 2-D arrays, got shapes {A.shape} and {B.shape}")
+        raise ValueError(f"matmul_loops needs two 2-D arrays, got shapes {A.shape} for A and {B.shape} for B")
     (m, n), (n_b, p) = A.shape, B.shape
     if n != n_b:
         raise ValueError(f"cannot multiply {A.shape} by {B.shape}: inner dimensions {n} and {n_b} differ")
@@ -134,7 +134,7 @@ def norm(v: ArrayLike) -> float:
     if largest == 0 or not np.isfinite(largest):
         return float(largest)  # the zero vector has length 0; one with an infinite entry, length inf
     k = np.frexp(largest)[1]  # largest = m * 2**k with 0.5 <= m < 1
-    u = np.ldexp(v, -k)  # v / 2**k, exactly: entries in [-1, 1], so no square overflows or underflows to 0
+    u = np.ldexp(wide(v), -k)  # v / 2**k, exactly, in float64: no square overflows or underflows to 0
     return float(np.ldexp(np.sqrt(dot(u, u)), k))
 
 
@@ -217,9 +217,9 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     """
     A = float_array(A, "A")
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"power iteration needs a square matrix, got shape {A.shape}")
+        raise ValueError(f"power iteration needs a square matrix, got A of shape {A.shape}")
     if A.size == 0:
-        raise ValueError("power iteration needs a matrix of at least 1 x 1, got shape (0, 0)")
+        raise ValueError("power iteration needs a matrix of at least 1 x 1, got A of shape (0, 0)")
     check_no_nan(A, "A", finite=True)
     steps = check_integer(steps, "steps", minimum=1)
     seed = check_integer(seed, "seed")

@@ -266,7 +266,8 @@ def cross_entropy_backward(logits, targets):
 
 
 def check_layer_norm_backward_inputs(dy, x, gamma) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``dy``, ``x`` and ``gamma`` as finite float arrays of one dtype, shaped ``x.shape``, ``x.shape``, ``(d,)``."""
+    """``dy``, ``x`` and ``gamma`` as finite float arrays in ``x``'s dtype (as in ``layer_norm``), shaped
+    ``x.shape``, ``x.shape`` and ``(d,)``."""
     dy, x, gamma = float_array(dy, "dy"), float_array(x, "x"), float_array(gamma, "gamma")
     if x.ndim == 0 or x.shape[-1] == 0 or dy.shape != x.shape or gamma.shape != x.shape[-1:]:
         raise ValueError(
@@ -275,8 +276,7 @@ def check_layer_norm_backward_inputs(dy, x, gamma) -> tuple[np.ndarray, np.ndarr
         )
     for name, a in (("dy", dy), ("x", x), ("gamma", gamma)):
         check_no_nan(a, name, finite=True)
-    dtype = np.result_type(dy, x, gamma)
-    return dy.astype(dtype, copy=False), x.astype(dtype, copy=False), gamma.astype(dtype, copy=False)
+    return dy.astype(x.dtype, copy=False), x, gamma.astype(x.dtype, copy=False)
 
 
 # --8<-- [start:layer_norm_backward]

@@ -60,7 +60,8 @@ def naive_softmax(x, axis=-1):
     r"""Softmax straight from the formula $e^{x_i} / \sum_j e^{x_j}$ -- kept to show why it fails.
 
     ``np.exp`` overflows to ``inf`` once a score passes about 709.78 (float64), and ``inf / inf`` is NaN.
-    Use :func:`softmax` instead.
+    Use :func:`softmax` instead. The inputs that no softmax can normalise (an empty row, NaN, +inf, a row
+    entirely -inf) are refused as :func:`softmax` refuses them; finite scores go straight into the formula.
 
     Parameters
     ----------
@@ -76,8 +77,10 @@ def naive_softmax(x, axis=-1):
     [0.09   0.2447 0.6652]
     """
     x = float_array(x, "x")
-    e = np.exp(x)
-    return e / np.sum(e, axis=check_axis(axis, x), keepdims=True)
+    axis = check_axis(axis, x)
+    check_rows(x, np.max(x, axis=axis, keepdims=True, initial=-np.inf), axis, "naive_softmax")  # as softmax
+    e = np.exp(x)  # overflows to inf past 709.78: the failure this function is kept to show
+    return e / np.sum(e, axis=axis, keepdims=True)
 
 
 # --8<-- [end:naive_softmax]

@@ -25,7 +25,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.checks import check_axes, check_axis, check_integer, check_no_nan, check_number, float_array, wide
+from transformer_math.checks import (
+    check_axes,
+    check_axis,
+    check_integer,
+    check_no_nan,
+    check_number,
+    float_array,
+    weight,
+    wide,
+)
 
 __all__ = ["mean", "variance", "std", "layer_norm"]
 
@@ -120,11 +129,10 @@ def std(x, axis=None, ddof=0, keepdims=False):
     1.4142135623730951
     """
     x, axes, _ = check_values(x, axis, "std")
-    var = variance(x, axis=axes, ddof=ddof, keepdims=keepdims)
-    if np.all(np.isfinite(var)):
-        return np.sqrt(var)
-    c = np.max(np.abs(x))  # the variance overflows, the spread need not: std(x) = c std(x / c)
-    return np.sqrt(variance(x / c, axis=axes, ddof=ddof, keepdims=keepdims)) * c
+    k = np.frexp(np.max(np.abs(wide(x)), axis=axes, keepdims=True))[1]  # a row's largest |x| is m 2**k, m < 1
+    u = np.ldexp(wide(x), -k)  # x / 2**k, exactly: its squares neither overflow (1e200) nor vanish (1e-200)
+    out = np.ldexp(np.sqrt(variance(u, axis=axes, ddof=ddof, keepdims=True)), k)  # std(x) = 2**k std(x / 2**k)
+    return (out if keepdims else np.squeeze(out, axis=axes)).astype(x.dtype)[()]  # [()]: a scalar for axis=None
 
 
 # --8<-- [end:std]
@@ -135,8 +143,7 @@ def feature_vector(v, name: str, d: int, x: np.ndarray, axis: int) -> np.ndarray
     v = float_array(v, name)
     if v.shape != (d,):
         raise ValueError(f"{name} must have shape ({d},) to match axis {axis} of x {x.shape}, got {v.shape}")
-    check_no_nan(v, f"layer_norm: {name}", finite=True)
-    return v.astype(x.dtype, copy=False)
+    return weight(v, f"layer_norm: {name}", (d,), x.dtype)  # finite, and still finite in x's dtype
 
 
 # --8<-- [start:layer_norm]

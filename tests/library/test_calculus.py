@@ -87,7 +87,7 @@ def test_f_must_return_one_finite_number():
         derivative(np.log, -1.0)
     with (
         np.errstate(invalid="ignore"),
-        pytest.raises(ValueError, match=r"f returned nan when entry \(0,\) is nudged down"),
+        pytest.raises(ValueError, match=r"f returned nan when entry \(0,\) of x is nudged down"),
     ):
         numerical_gradient(lambda v: np.sum(np.log(v)), np.array([1e-6, 1.0]))
 

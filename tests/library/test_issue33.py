@@ -203,3 +203,24 @@ def test_gradient_check_reports_the_worst_entry():
     assert check.worst == pytest.approx(1 / 3, rel=1e-3) and check.index == (1,)  # ... the worst entry does not
     good = gradient_check(f, right, x)
     assert good < 1e-9 and good.worst < 1e-4  # rounding noise of the small entry's central difference
+
+
+# --- round two: what the table found once its own rows were right -------------------------------------
+
+
+def test_std_of_tiny_values_is_not_zero():
+    # PyTorch accumulates float32 in double: 8.498e-31; exact mathematics gives the same for float64 at 1e-300
+    # (where torch.std and np.std square into 0), and each row of a batch at its own scale
+    assert std(np.array([1e-30, -1e-30, 5e-31], dtype=np.float32)) == pytest.approx(8.498366e-31, rel=1e-6)
+    assert std(np.array([1e-300, -1e-300, 5e-301])) == pytest.approx(8.498366183846058e-301, rel=1e-12)
+    np.testing.assert_allclose(std(np.array([[1e300, 0.0], [1e-300, 0.0]]), axis=-1), [5e299, 5e-301], rtol=1e-15)
+
+
+def test_weights_come_in_the_activations_dtype_and_must_fit_it():
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    out, weights = multi_head_attention(x, *[np.eye(2)] * 4, n_heads=1)  # float64 weights, as np.eye makes them
+    assert out.dtype == weights.dtype == np.float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # before: a RuntimeWarning and a gain of inf
+        with pytest.raises(ValueError, match=r"gamma has entries up to 1e\+300, beyond the largest float32"):
+            layer_norm(x, gamma=[1e300, 1.0])

@@ -175,9 +175,9 @@ def test_power_iteration_zero_matrix():
 
 
 def test_power_iteration_errors():
-    with pytest.raises(ValueError, match=r"needs a square matrix, got shape \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"needs a square matrix, got A of shape \(2, 3\)"):
         power_iteration(np.ones((2, 3)))
-    with pytest.raises(ValueError, match=r"needs a square matrix, got shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"needs a square matrix, got A of shape \(3,\)"):
         power_iteration([1, 2, 3])
     with pytest.raises(ValueError, match="steps must be at least 1, got 0"):
         power_iteration(np.eye(2), steps=0)
