@@ -8,9 +8,9 @@ file of the repository a computation opens (``transformer_math/data/aesop.txt``,
 chapter's module recomputes that chapter, editing ``softmax.py`` recomputes what imports it, and editing a
 data file recomputes what read it; nothing else.
 
->>> from tools.cache import module_sources
->>> sorted(path.name for path in module_sources("transformer_math.softmax"))
-['checks.py', 'softmax.py']
+>>> from tools.cache import ROOT, module_sources
+>>> sorted(path.relative_to(ROOT).as_posix() for path in module_sources("transformer_math.softmax"))
+['src/transformer_math/__init__.py', 'src/transformer_math/checks.py', 'src/transformer_math/softmax.py']
 """
 
 from __future__ import annotations
