@@ -49,18 +49,18 @@ def finite_difference_error() -> Figure:
 def tangent_and_curvature() -> Figure:
     """Left: chords of x² from x = 3 turning into the tangent as h shrinks. Right: sin near x = 1 with its
     tangent line and the parabola that adds the curvature term f''(1) h² / 2."""
-    fig = Figure(figsize=(7, 3.4))
+    fig = Figure(figsize=(7, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
 
-    x = np.linspace(1.2, 4.6, 200)
+    x = np.linspace(0.5, 5.2, 200)
     left.plot(x, x**2, color="C0", lw=2, label="f(x) = x²")
-    for h, alpha in [(1.5, 0.45), (0.75, 0.7)]:
+    for h, alpha in [(2.0, 0.5), (1.0, 0.8)]:
         slope = ((3 + h) ** 2 - 9) / h  # the forward difference: a chord's slope, 6 + h
         left.plot(x, 9 + slope * (x - 3), "--", color="C1", lw=1, alpha=alpha)
         left.plot(3 + h, (3 + h) ** 2, "o", color="C1", ms=4, alpha=alpha)
     left.plot(x, 9 + 6 * (x - 3), color="C2", lw=1.5, label="tangent 9 + 6 (x − 3)")
     left.plot(3, 9, "o", color="C2", ms=6)
-    left.set_ylim(0, 22)
+    left.set_ylim(-2, 27)
     left.set_title("chords (dashed) → tangent", fontsize=10)
     left.legend(fontsize=8, loc="upper left")
 
