@@ -1,4 +1,4 @@
-"""What docs/part-3/optimizers.md draws: 3 figures and 1 explorer, and its longer examples.
+"""What docs/part-3/optimizers.md draws: 2 figures and 1 explorer, and its longer examples.
 
 The chapter “Gradient descent and optimizers”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
 ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
@@ -22,36 +22,6 @@ from tools.explorers import (
 )
 from tools.figures import figure
 from transformer_math.optim import SGD, Adam
-
-
-@figure("learning-rates")
-# --8<-- [start:learning-rates]
-def learning_rates() -> Figure:
-    """Gradient descent on f(x, y) = (x² + 10 y²) / 2 with a learning rate too small, right, too large."""
-    curvature = np.array([1.0, 10.0])  # the Hessian is diag(1, 10); steps above 2 / 10 diverge along y
-    grid = np.linspace(-5.5, 5.5, 201)
-    X, Y = np.meshgrid(grid, grid)
-    runs = [("too small: η = 0.01", 0.01), ("about right: η = 0.18", 0.18), ("too large: η = 0.205", 0.205)]
-
-    fig = Figure(figsize=(10, 3.8))
-    for ax, (title, lr) in zip(fig.subplots(1, 3, sharey=True), runs):
-        point, path = np.array([-5.0, 2.0]), []
-        for _ in range(30):
-            path.append(point.copy())
-            point = point - lr * curvature * point  # the gradient of f is (x, 10 y)
-        path = np.array(path)
-        ax.contour(X, Y, (X**2 + 10 * Y**2) / 2, levels=[0.5, 2, 5, 10, 20, 40, 80], colors="C5", linewidths=0.8)
-        ax.plot(path[:, 0], path[:, 1], "o-", color="C1", ms=3, lw=1)
-        ax.plot(0, 0, "*", color="C2", ms=12)
-        ax.set_title(title, fontsize=10)
-        ax.set_aspect("equal")
-        ax.set_xlim(-5.5, 5.5)
-        ax.set_ylim(-5.5, 5.5)
-    fig.suptitle("30 steps of gradient descent from (−5, 2); the minimum is the star")
-    return fig
-
-
-# --8<-- [end:learning-rates]
 
 
 # --8<-- [start:descent]
