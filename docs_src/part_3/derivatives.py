@@ -49,8 +49,8 @@ def finite_difference_error() -> Figure:
 def tangent_and_curvature() -> Figure:
     """Left: chords of x² from x = 3 turning into the tangent as h shrinks. Right: sin near x = 1 with its
     tangent line and the parabola that adds the curvature term f''(1) h² / 2."""
-    fig = Figure(figsize=(7, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2)
+    fig = Figure(figsize=(5.5, 6.5), layout="constrained")  # two rows: readable on a phone
+    left, right = fig.subplots(2, 1)
 
     x = np.linspace(0.5, 5.2, 200)
     left.plot(x, x**2, color="C0", lw=2, label="f(x) = x²")

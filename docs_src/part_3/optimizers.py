@@ -229,8 +229,8 @@ def minibatch() -> None:
 @figure("minibatch-regression")
 def minibatch_regression() -> Figure:
     """Excess loss per step of the runs of MINIBATCH_RUNS: SGD's floor, decay, momentum and Adam."""
-    fig = Figure(figsize=(7, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2, sharey=True)
+    fig = Figure(figsize=(5.5, 6.5), layout="constrained")  # two rows: readable on a phone
+    left, right = fig.subplots(2, 1, sharex=True, sharey=True)
     results = {name: minibatch_run(*args) for name, args in MINIBATCH_RUNS.items()}
     for ax, names in [(left, list(results)[:3]), (right, list(results)[3:])]:
         if ax is right:
@@ -241,9 +241,9 @@ def minibatch_regression() -> Figure:
             ax.semilogy(
                 np.arange(10, 601)[::3], smooth[::3], color=colour, lw=1.2, label=name
             )  # every 3rd: a lighter SVG
-        ax.set_xlabel("step")
-        ax.legend(fontsize=7, loc="upper right")
-    left.set_ylabel("L(w) − L(w_best), mean of 10 steps")
+        ax.legend(fontsize=8, loc="upper right")
+        ax.set_ylabel("L(w) − L(w_best)")
+    right.set_xlabel("step (each point: the mean of 10 steps)")
     left.set_title("SGD: the noise floor and decay", fontsize=10)
     right.set_title("momentum and Adam", fontsize=10)
     fig.suptitle("Linear regression on mini-batches of 10, condition number 100")

@@ -73,16 +73,15 @@ def _spike_runs():
 @figure("spike-under-adam")
 def spike_under_adam() -> Figure:
     """Loss and the size of Adam's v for a calm run, a run with one corrupted batch, and the same run clipped."""
-    fig = Figure(figsize=(7, 3.4), layout="constrained")
-    loss_ax, v_ax = fig.subplots(1, 2)
+    fig = Figure(figsize=(5.5, 6), layout="constrained")  # two rows: readable on a phone
+    loss_ax, v_ax = fig.subplots(2, 1, sharex=True)
     for colour, style, (name, (losses, _, v_size)) in zip(["C0", "C3", "C2"], ["-", "-", "--"], _spike_runs().items()):
         shown = np.arange(0, 1000, 4)  # every 4th step: a lighter SVG
         shown = np.union1d(shown, [99, 100, 101])  # but the spike itself, exactly
         loss_ax.semilogy(shown, losses[shown], style, color=colour, lw=1.3, label=name)
         v_ax.semilogy(shown, v_size[shown], style, color=colour, lw=1.3, label=name)
     loss_ax.set_title("loss", fontsize=10)
-    loss_ax.set_xlabel("step")
-    loss_ax.legend(fontsize=7, loc="upper right")
+    loss_ax.legend(fontsize=8, loc="upper right")
     v_ax.set_title("size of v, √mean(v)", fontsize=10)
     v_ax.set_xlabel("step")
     fig.suptitle("One corrupted batch at step 100 under Adam (η = 0.01)")
