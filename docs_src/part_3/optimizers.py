@@ -246,5 +246,5 @@ def minibatch_regression() -> Figure:
     right.set_xlabel("step (each point: the mean of 10 steps)")
     left.set_title("SGD: the noise floor and decay", fontsize=10)
     right.set_title("momentum and Adam", fontsize=10)
-    fig.suptitle("Linear regression on mini-batches of 10, condition number 100")
+    fig.suptitle("Linear regression on mini-batches of 10, condition number about 100")
     return fig
