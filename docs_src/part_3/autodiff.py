@@ -1,4 +1,4 @@
-"""What docs/part-3/autodiff.md draws: 1 figure.
+"""What docs/part-3/autodiff.md draws: 1 figure, and its longer example.
 
 The chapter “Automatic differentiation from scratch”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
 ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
@@ -81,3 +81,46 @@ def computation_graph() -> Figure:
 
 
 # --8<-- [end:computation-graph]
+
+
+def tiny_mlp() -> None:
+    """The page's example: a two-layer network built from ``Value`` learns XOR. It prints what the page
+    shows; the page's block is this body."""
+    # --8<-- [start:tiny-mlp]
+    import random
+
+    from transformer_math.autograd import Value
+
+    random.seed(0)
+
+    class Neuron:
+        """tanh(w · x + b), or w · x + b without the tanh: one output from n_in inputs."""
+
+        def __init__(self, n_in):
+            self.w = [Value(random.uniform(-1, 1)) for _ in range(n_in)]
+            self.b = Value(0.0)
+
+        def __call__(self, x, act=True):
+            z = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+            return z.tanh() if act else z
+
+        def params(self):
+            return self.w + [self.b]
+
+    hidden = [Neuron(2) for _ in range(4)]  # 2 inputs -> 4 tanh units
+    output = Neuron(4)  # 4 units -> 1 number
+    params = [p for neuron in hidden + [output] for p in neuron.params()]
+
+    def mlp(x):
+        return output([neuron(x) for neuron in hidden], act=False)
+
+    data = [([0.0, 0.0], -1.0), ([0.0, 1.0], 1.0), ([1.0, 0.0], 1.0), ([1.0, 1.0], -1.0)]  # XOR
+    for step in range(201):
+        loss = sum((mlp(x) - y) ** 2 for x, y in data) / len(data)  # mean squared error
+        loss.backward()  # fills p.grad for all 17 parameters
+        for p in params:
+            p.data -= 0.1 * p.grad  # one step of gradient descent
+        if step % 50 == 0:
+            print(f"step {step:3d}  loss {loss.data:.4f}")
+    print("predictions:", [round(mlp(x).data, 3) for x, _ in data], " targets: [-1, 1, 1, -1]")
+    # --8<-- [end:tiny-mlp]

@@ -1,4 +1,4 @@
-"""What docs/part-3/optimizers.md draws: 2 figures and 1 explorer.
+"""What docs/part-3/optimizers.md draws: 2 figures and 1 explorer, and its longer examples.
 
 The chapter “Gradient descent and optimizers”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
 ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
@@ -22,87 +22,6 @@ from tools.explorers import (
 )
 from tools.figures import figure
 from transformer_math.optim import SGD, Adam
-
-
-@figure("learning-rates")
-# --8<-- [start:learning-rates]
-def learning_rates() -> Figure:
-    """Gradient descent on f(x, y) = (x² + 10 y²) / 2 with a learning rate too small, right, too large."""
-    curvature = np.array([1.0, 10.0])  # the Hessian is diag(1, 10); steps above 2 / 10 diverge along y
-    grid = np.linspace(-5.5, 5.5, 201)
-    X, Y = np.meshgrid(grid, grid)
-    runs = [("too small: η = 0.01", 0.01), ("about right: η = 0.18", 0.18), ("too large: η = 0.205", 0.205)]
-
-    fig = Figure(figsize=(10, 3.8))
-    for ax, (title, lr) in zip(fig.subplots(1, 3, sharey=True), runs):
-        point, path = np.array([-5.0, 2.0]), []
-        for _ in range(30):
-            path.append(point.copy())
-            point = point - lr * curvature * point  # the gradient of f is (x, 10 y)
-        path = np.array(path)
-        ax.contour(X, Y, (X**2 + 10 * Y**2) / 2, levels=[0.5, 2, 5, 10, 20, 40, 80], colors="C5", linewidths=0.8)
-        ax.plot(path[:, 0], path[:, 1], "o-", color="C1", ms=3, lw=1)
-        ax.plot(0, 0, "*", color="C2", ms=12)
-        ax.set_title(title, fontsize=10)
-        ax.set_aspect("equal")
-        ax.set_xlim(-5.5, 5.5)
-        ax.set_ylim(-5.5, 5.5)
-    fig.suptitle("30 steps of gradient descent from (−5, 2); the minimum is the star")
-    return fig
-
-
-# --8<-- [end:learning-rates]
-
-
-@figure("optimizers-compared")
-# --8<-- [start:optimizers-compared]
-def optimizers_compared() -> Figure:
-    """SGD, SGD with momentum, Adam and AdamW on one ill-conditioned quadratic: paths and losses."""
-    from transformer_math.optim import SGD, Adam, AdamW
-
-    A = np.array([[1.0, 0.0], [0.0, 25.0]])  # curvatures 1 and 25: a long, narrow valley
-    c = np.array([2.0, 1.0])  # the minimum
-    loss = lambda p: 0.5 * (p - c) @ A @ (p - c)  # noqa: E731
-    makers = [
-        ("SGD, η = 0.075", lambda p: SGD(p, lr=0.075)),
-        ("SGD + momentum 0.7, η = 0.05", lambda p: SGD(p, lr=0.05, momentum=0.7)),
-        ("Adam, η = 0.3", lambda p: Adam(p, lr=0.3)),
-        ("AdamW, η = 0.3, λ = 0.1", lambda p: AdamW(p, lr=0.3, weight_decay=0.1)),
-    ]
-    X, Y = np.meshgrid(np.linspace(-5, 3.5, 171), np.linspace(-2, 3, 101))
-
-    fig = Figure(figsize=(10, 4.2))
-    paths_ax, loss_ax = fig.subplots(1, 2, width_ratios=[1.4, 1])
-    paths_ax.contour(
-        X,
-        Y,
-        0.5 * ((X - c[0]) ** 2 + 25 * (Y - c[1]) ** 2),
-        levels=[0.25, 1, 3, 6, 10, 18, 30, 45],
-        colors="C5",
-        linewidths=0.8,
-    )
-    for colour, (name, make) in zip(["C0", "C1", "C2", "C3"], makers):
-        p = np.array([-4.0, -1.0])
-        opt = make([p])
-        path, losses = [p.copy()], [loss(p)]
-        for _ in range(100):
-            opt.step([A @ (p - c)])  # the gradient of the loss
-            path.append(p.copy())
-            losses.append(loss(p))
-        path = np.array(path)
-        paths_ax.plot(path[:, 0], path[:, 1], "o-", ms=2, lw=1, color=colour, label=name)
-        loss_ax.semilogy(losses, color=colour, label=name)
-    paths_ax.plot(*c, "*", color="C4", ms=14)
-    paths_ax.set_title("paths from (−4, −1), 100 steps; the minimum is the star", fontsize=10)
-    paths_ax.set_aspect("equal")
-    loss_ax.legend(fontsize=8, loc="lower left")
-    loss_ax.set_title("loss per step", fontsize=10)
-    loss_ax.set_xlabel("step")
-    fig.suptitle("One ill-conditioned problem, f(x, y) = ((x − 2)² + 25 (y − 1)²) / 2, four optimizers")
-    return fig
-
-
-# --8<-- [end:optimizers-compared]
 
 
 # --8<-- [start:descent]
@@ -185,35 +104,147 @@ def descent_explorer() -> Explorer:
     return build("descent", caption, controls, draw, shared)
 
 
-def adamw_vs_l2() -> None:
-    """The page's example: Adam with an L2 penalty against AdamW's decoupled weight decay. It prints what the page shows; the page's block is this body."""
-    # --8<-- [start:adamw-vs-l2]
+# --8<-- [start:two-weights]
+def two_weights(decoupled, sigma, steps, runs=1, seed=0):
+    """Two weights pulled towards 1 by L(w) = (100 (w0 - 1)^2 + 0.01 (w1 - 1)^2) / 2, trained by Adam with an
+    L2 term (decoupled=False) or by AdamW (decoupled=True), lam = 0.1 and lr = 0.01, with noise of size sigma
+    added to each gradient entry. Returns w after every step, averaged over ``runs`` independent runs."""
     import numpy as np
 
     from transformer_math.optim import Adam, AdamW
 
-    # Two parameters pulled towards 1, one by a steep loss, one by a very flat one:
-    # L(w) = 1/2 * (100 * (w0 - 1)^2 + 0.01 * (w1 - 1)^2)
-    curvature = np.array([100.0, 0.01])
-
-    def grad_loss(w):
-        return curvature * (w - 1.0)
-
-    lam, lr, steps = 0.1, 0.01, 5000
-
-    # Adam with an L2 term in the loss: the decay's gradient lam * w goes through m and v
-    w_l2 = np.zeros(2)
-    adam = Adam([w_l2], lr=lr)
+    a, lam, lr = np.array([100.0, 0.01]), 0.1, 0.01
+    rng = np.random.default_rng(seed)
+    w = np.zeros((runs, 2))  # independent runs side by side: Adam works entry by entry
+    opt = AdamW([w], lr=lr, weight_decay=lam) if decoupled else Adam([w], lr=lr)
+    path = []
     for _ in range(steps):
-        adam.step([grad_loss(w_l2) + lam * w_l2])
+        g = a * (w - 1) + sigma * rng.normal(size=w.shape)
+        opt.step([g] if decoupled else [g + lam * w])  # L2: lam * w joins the gradient, and so m and v
+        path.append(w.mean(axis=0))
+    return np.array(path)
 
-    # AdamW: the decay is applied to w directly, outside m and v
-    w_decoupled = np.zeros(2)
-    adamw = AdamW([w_decoupled], lr=lr, weight_decay=lam)
-    for _ in range(steps):
-        adamw.step([grad_loss(w_decoupled)])
 
-    print("Adam + L2:", np.round(w_l2, 4))
-    print("AdamW:    ", np.round(w_decoupled, 4))
-    print("L2 optimum a / (a + lam):", np.round(curvature / (curvature + lam), 4))
-    # --8<-- [end:adamw-vs-l2]
+# --8<-- [end:two-weights]
+
+
+def adamw_fixed_point() -> None:
+    """The page's example: where Adam with an L2 term and AdamW settle with noisy gradients. It prints what
+    the page shows; the page's block is this body after the function above."""
+    # --8<-- [start:adamw-fixed-point]
+    import numpy as np
+
+    a, lam, sigma = np.array([100.0, 0.01]), 0.1, np.array([1.0, 0.1])
+    l2 = two_weights(decoupled=False, sigma=sigma, steps=2500, runs=200)[-1]
+    decoupled = two_weights(decoupled=True, sigma=sigma, steps=2500, runs=200)[-1]
+    print(
+        "Adam + L2, mean of 200 runs:", np.round(l2, 3), "  L2 optimum a / (a + lam):      ", np.round(a / (a + lam), 3)
+    )
+    print(
+        "AdamW,     mean of 200 runs:",
+        np.round(decoupled, 3),
+        "  fixed point a / (a + lam sigma):",
+        np.round(a / (a + lam * sigma), 3),
+    )
+    # --8<-- [end:adamw-fixed-point]
+
+
+@figure("adamw-exact")
+def adamw_exact() -> Figure:
+    """The flat weight w1 under Adam + L2 and AdamW with exact gradients, over 20,000 steps."""
+    fig = Figure(figsize=(7, 3.2), layout="constrained")
+    ax = fig.subplots()
+    shown = np.unique(np.geomspace(1, 20_000, 300).astype(int)) - 1  # 300 steps, evenly spread on the log axis
+    for colour, decoupled, name in [("C0", False, "Adam + L2 (λ = 0.1)"), ("C1", True, "AdamW (λ = 0.1)")]:
+        ax.semilogx(shown + 1, two_weights(decoupled, 0.0, 20_000)[shown, 1], color=colour, label=name)
+    ax.axhline(0.01 / 0.11, color="C0", ls=":", lw=1)
+    ax.axhline(1.0, color="C1", ls=":", lw=1)
+    ax.text(1.2, 0.13, "L2 optimum 0.0909", color="C0", fontsize=8)
+    ax.text(1.2, 0.93, "the loss's minimum, 1", color="C1", fontsize=8)
+    ax.set_xlabel("step")
+    ax.set_ylabel("flat weight w₁")
+    ax.legend(fontsize=8, loc="center right")
+    ax.set_title("Exact gradients: AdamW reaches the loss's own minimum, slowly", fontsize=10)
+    return fig
+
+
+# --8<-- [start:minibatch-run]
+def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0):
+    """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (Hessian
+    eigenvalues 1 to 0.01), trained on mini-batches of 10 by "sgd" (with ``momentum``) or "adam", with
+    the learning rate constant or decayed linearly to 0. Returns the excess loss L(w) - L(w_best) on all
+    the data after every step."""
+    import numpy as np
+
+    from transformer_math.optim import SGD, Adam
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(1000, 10)) * np.logspace(0, -1, 10)
+    y = X @ rng.normal(size=10) + 0.5 * rng.normal(size=1000)
+    w_best = np.linalg.lstsq(X, y, rcond=None)[0]  # the least-squares minimum
+    H = X.T @ X / 1000  # the Hessian of the loss: the excess loss is (w - w_best) H (w - w_best) / 2
+    w = np.zeros(10)
+    opt = Adam([w], lr=lr) if optimizer == "adam" else SGD([w], lr=lr, momentum=momentum)
+    excess = []
+    for t in range(steps):
+        batch = rng.integers(1000, size=10)
+        g = X[batch].T @ (X[batch] @ w - y[batch]) / 10  # a noisy, unbiased estimate of the gradient
+        if decay:
+            opt.lr = lr * (1 - t / steps)
+        opt.step([g])
+        excess.append(0.5 * (w - w_best) @ H @ (w - w_best))
+    return np.array(excess)
+
+
+# --8<-- [end:minibatch-run]
+
+MINIBATCH_RUNS = {
+    "SGD, η = 0.05": ("sgd", 0.05, 0.0, False),
+    "SGD, η = 0.5": ("sgd", 0.5, 0.0, False),
+    "SGD, η = 0.5 decayed to 0": ("sgd", 0.5, 0.0, True),
+    "momentum 0.9, η = 0.05": ("sgd", 0.05, 0.9, False),
+    "Adam, η = 0.05": ("adam", 0.05, 0.0, False),
+    "Adam, η = 0.05 decayed to 0": ("adam", 0.05, 0.0, True),
+}
+
+
+def minibatch() -> None:
+    """The page's example: the runs of MINIBATCH_RUNS, summarised."""
+    # --8<-- [start:minibatch]
+    runs = {
+        "SGD, lr 0.05": ("sgd", 0.05, 0.0, False),
+        "SGD, lr 0.5": ("sgd", 0.5, 0.0, False),
+        "SGD, lr 0.5 decayed to 0": ("sgd", 0.5, 0.0, True),
+        "momentum 0.9, lr 0.05": ("sgd", 0.05, 0.9, False),
+        "Adam, lr 0.05": ("adam", 0.05, 0.0, False),
+        "Adam, lr 0.05 decayed to 0": ("adam", 0.05, 0.0, True),
+    }
+    print("excess loss after step:        100      300   (mean of the last 100)")
+    for name, (optimizer, lr, momentum, decay) in runs.items():
+        excess = minibatch_run(optimizer, lr, momentum, decay)
+        print(f"{name:27s} {excess[99]:9.2e} {excess[299]:9.2e}   {excess[-100:].mean():9.2e}")
+    # --8<-- [end:minibatch]
+
+
+@figure("minibatch-regression")
+def minibatch_regression() -> Figure:
+    """Excess loss per step of the runs of MINIBATCH_RUNS: SGD's floor, decay, momentum and Adam."""
+    fig = Figure(figsize=(5.5, 6.5), layout="constrained")  # two rows: readable on a phone
+    left, right = fig.subplots(2, 1, sharex=True, sharey=True)
+    results = {name: minibatch_run(*args) for name, args in MINIBATCH_RUNS.items()}
+    for ax, names in [(left, list(results)[:3]), (right, list(results)[3:])]:
+        if ax is right:
+            smooth = np.convolve(results["SGD, η = 0.5"], np.ones(10) / 10, mode="valid")
+            ax.semilogy(np.arange(10, 601)[::3], smooth[::3], color="C5", lw=0.8, alpha=0.6, label="SGD, η = 0.5")
+        for colour, name in zip(["C0", "C1", "C2"], names):
+            smooth = np.convolve(results[name], np.ones(10) / 10, mode="valid")  # mean of 10 steps
+            ax.semilogy(
+                np.arange(10, 601)[::3], smooth[::3], color=colour, lw=1.2, label=name
+            )  # every 3rd: a lighter SVG
+        ax.legend(fontsize=8, loc="upper right")
+        ax.set_ylabel("L(w) − L(w_best)")
+    right.set_xlabel("step (each point: the mean of 10 steps)")
+    left.set_title("SGD: the noise floor and decay", fontsize=10)
+    right.set_title("momentum and Adam", fontsize=10)
+    fig.suptitle("Linear regression on mini-batches of 10, condition number about 100")
+    return fig

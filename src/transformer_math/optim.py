@@ -264,8 +264,11 @@ def clip_grad_norm(grads, max_norm):
     g_i &\leftarrow g_i \cdot \min\!\left(1, \frac{c}{\lVert g \rVert}\right),
     \end{aligned}$$
 
-    with $c$ = ``max_norm``. Every gradient is scaled by the same factor, so the direction of the step
-    is kept and only its length is capped: one unlucky batch cannot throw the parameters far away.
+    with $c$ = ``max_norm``. Every gradient is scaled by the same factor, so the direction is kept and
+    only the length is capped. Call it after the backward pass and before the optimizer's step: one
+    unlucky batch then can neither throw the parameters far (plain SGD's step grows with the gradient)
+    nor flood Adam's running averages $m$ and $v$ (Adam's step is already bounded by a few $\eta$, but
+    an inflated $v$ slows every later step for thousands of steps).
 
     Parameters
     ----------
