@@ -22,13 +22,15 @@ def one_head() -> None:
     print("X = one_hot @ W_E:", X.shape, " same as the lookup W_E[ids]:", np.array_equal(X, W_E[ids]))
 
     # 2. Projections: one matrix product each, every token at once.
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_k) each
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_k), (n, d_k) and (n, d_v), here d_v = d_k
     print("Q, K, V:", Q.shape, K.shape, V.shape)
 
     # 3. Scores: every query dotted with every key, scaled.
     S = Q @ K.T / np.sqrt(d_k)  # (n, d_k) @ (d_k, n) -> (n, n)
     print("S[2, 0] = q_2 . k_0 / sqrt(d_k):", np.isclose(S[2, 0], Q[2] @ K[0] / np.sqrt(d_k)))
     print("S symmetric:", np.allclose(S, S.T))
+    # S = X (W_Q W_K^T) X^T / sqrt(d_k): tokens are compared through a (d_model, d_model) matrix of rank <= d_k.
+    print("W_Q W_K^T:", (W_Q @ W_K.T).shape, " rank:", np.linalg.matrix_rank(W_Q @ W_K.T), "<= d_k =", d_k)
 
     # 4. Causal mask, entry by entry: token i sees tokens 0..i.
     mask = np.tril(np.ones((3, 3), dtype=bool))
@@ -41,7 +43,7 @@ def one_head() -> None:
     print(np.round(P, 3))
 
     # 6. Output: each row is a mix of the value rows, weighted by a row of P.
-    out = P @ V  # (n, n) @ (n, d_k) -> (n, d_k)
+    out = P @ V  # (n, n) @ (n, d_v) -> (n, d_v)
     mix = P[2, 0] * V[0] + P[2, 1] * V[1] + P[2, 2] * V[2]
     print("output:", out.shape, " row 2 = sum_j P[2, j] v_j:", np.allclose(out[2], mix))
     print("row 0 is v_0 itself:", np.allclose(out[0], V[0]))
