@@ -11,6 +11,7 @@ neither JupyterLab's CSS nor any script, and writes its formulas as pymdownx.ari
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -31,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = re.compile(r"^part-[^/]+/(?!index\.md$)[^/]+\.md$")
 LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
+JUPYTER_CONFIG = ROOT / "tools" / "jupyter"  # names tools/kernels.py's kernel manager for nbclient
 NOTEBOOK_CACHE = ROOT / ".cache" / "notebooks"  # one .ipynb per chapter and lab, by a hash of all it depends on
 SOLVED_LABS = ROOT / ".cache" / "solved" / "labs"  # what mkdocs-jupyter runs and renders; "labs/" for its include
 LAB_HTML_CACHE = ROOT / ".cache" / "labs-html"  # each lab page's reshaped HTML, by a hash of its HTML and this file
@@ -45,6 +47,10 @@ NOTEBOOK_MATH = re.compile(
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig | None:
+    """The notebooks' stylesheet; the labs' kernels on Unix sockets (tools/kernels.py), before any starts."""
+    paths = os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)
+    if str(JUPYTER_CONFIG) not in paths:
+        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(JUPYTER_CONFIG), *paths]))
     if CSS_PATH not in config.extra_css:
         config.extra_css.append(CSS_PATH)
     return config
