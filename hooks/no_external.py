@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.pages import Page
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.I)
@@ -51,6 +52,7 @@ CANDIDATES = re.compile(r"<style\b.*?</style>|<[a-zA-Z][^>]*//[^>]*>", re.S | re
 # --- MkDocs events ------------------------------------------------------------------------------
 
 
+@event_priority(-100)  # last: the page as it is written, with every hook's additions
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str | None:
     """Fail on a page that would load from another host."""
     found = external_requests(output)
