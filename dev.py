@@ -21,6 +21,8 @@ import sys
 import venv
 from pathlib import Path
 
+from tools import build_env  # standard library only
+
 try:
     import fcntl
 except ImportError:  # Windows: no lock; start one command at a time
@@ -30,17 +32,10 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / "python"
-# Set for every build, serve and test run (and for the builds benchmarks/bench_reader.py times).
-BUILD_ENV = {
-    "NO_MKDOCS_2_WARNING": "1",  # the theme's end-of-life banner, printed on every build
-    # mkdocs-jupyter imports nbconvert's command-line app, whose class body lists the exporters it could
-    # offer on the command line by loading and instantiating each one: 0.4-0.5 s of every build, for a
-    # help text. With this set it lists them by name only; the pages are the same byte for byte.
-    "NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1",
-    # The labs' kernels talk over Unix sockets (tools/jupyter/): over TCP each kernel warns that it is
-    # unencrypted, and kernels started together can race for the same port ("Address already in use").
-    "JUPYTER_CONFIG_PATH": str(ROOT / "tools" / "jupyter"),
-}
+# The environment of every build, serve and test run (and of the builds benchmarks/bench_reader.py times),
+# also applied by the .pth file that ensure_python_env writes, so that `mkdocs build` typed in .venv is the same.
+BUILD_ENV = build_env.BUILD_ENV
+PTH_FILE = "mathematics_for_transformers.pth"
 
 
 def say(message: str) -> None:
@@ -89,6 +84,21 @@ def ensure_python_env(extra: str) -> None:
         constraints = ["--constraint", "constraints.txt"] if (ROOT / "constraints.txt").exists() else []
         run(PYTHON, "-m", "pip", "install", "--quiet", *constraints, "--editable", f".[{extra}]")
         (VENV / f".installed-{extra}").write_text(wanted)
+    write_pth_file()
+
+
+def write_pth_file() -> None:
+    """Put the repository on .venv's path, with the build environment: then `mkdocs serve` and `mkdocs build`
+    work as typed in .venv (the hooks import tools/), and IDEs resolve the hooks' and tests' imports."""
+    purelib = subprocess.run(
+        [str(PYTHON), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    pth = Path(purelib) / PTH_FILE
+    if read(pth) != build_env.pth_file():
+        pth.write_text(build_env.pth_file())
 
 
 def read(path: Path) -> str:
@@ -131,15 +141,14 @@ def main(argv: list[str]) -> int:
         if task == "test":
             ensure_chromium()
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
-    # The one place the repository goes on the path: hooks, tests and benchmarks import tools/ from it.
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    for name, value in BUILD_ENV.items():
+    for name, value in BUILD_ENV.items():  # as the .pth file does in .venv; here also for a build's subprocesses
         os.environ.setdefault(name, value)
     if task == "serve":
         os.environ.setdefault("MKDOCS_SITE_URL", "http://127.0.0.1:8000/")  # serve at the root, not /repo-name/
         command = [BIN / "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]
-    elif task == "build":  # the site, then the whole guide as one PDF (tools/pdf.py; needs Chromium)
-        if subprocess.call([str(BIN / "mkdocs"), "build", "--strict", *args], cwd=ROOT):
+    elif task == "build":  # the site with its print page, then the whole guide as one PDF (tools/pdf.py, Chromium)
+        env = {**os.environ, **build_env.PRINT_PAGE_ENV}
+        if subprocess.call([str(BIN / "mkdocs"), "build", "--strict", *args], cwd=ROOT, env=env):
             return 1
         command = [PYTHON, "-m", "tools.pdf", "site"]
     else:

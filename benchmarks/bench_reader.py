@@ -21,8 +21,6 @@ import time
 from pathlib import Path
 from statistics import median, median_low
 
-import yaml
-from mkdocs.utils.yaml import yaml_load
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,11 +30,12 @@ sys.path.insert(0, str(ROOT))  # this script is run directly, not by dev.py, whi
 
 from dev import BUILD_ENV  # noqa: E402
 from tools import browser as bs  # noqa: E402
+from tools import mkdocs_yml  # noqa: E402
 from tools.docblocks import SnippetExpander, pair_examples  # noqa: E402
 
 ENV = {**os.environ, **BUILD_ENV}  # the environment dev.py builds in
 LIGHTHOUSE = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
-CONFIG = yaml_load((ROOT / "mkdocs.yml").open("rb"))  # mkdocs.yml as MkDocs reads it
+CONFIG = mkdocs_yml.load()  # mkdocs.yml as MkDocs reads it, its !!python/name tags kept for mkdocs_yml.dump
 
 # mkdocs-material's documented client-side setups ("Math" in its reference), with the scripts from npm.
 KATEX_SETUP = r"""document$.subscribe(({ body }) => {
@@ -104,7 +103,7 @@ def build(site: Path, config: dict | None = None) -> float:
     """`mkdocs build --strict`, as the site ships; or, not strict, of `config`, on stdin (so its paths are from the root)."""
     say(f"building {site.relative_to(ROOT)}")
     options = ["--no-strict", "--config-file", "-"] if config else ["--strict"]
-    stdin = yaml.dump(config) if config else ""
+    stdin = mkdocs_yml.dump(config) if config else ""
     return timed([sys.executable, "-m", "mkdocs", "build", "--site-dir", site, *options], stdin=stdin)
 
 

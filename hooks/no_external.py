@@ -11,7 +11,10 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.pages import Page
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.I)
 CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""", re.I)
@@ -41,6 +44,36 @@ LOADING_LINK_RELS = {
 }
 
 
+# Only a tag or a stylesheet that mentions "//" can name another host; parsing just those keeps the
+# check fast on pages of thousands of formula elements.
+CANDIDATES = re.compile(r"<style\b.*?</style>|<[a-zA-Z][^>]*//[^>]*>", re.S | re.I)
+
+
+# --- MkDocs events ------------------------------------------------------------------------------
+
+
+@event_priority(-100)  # last: the page as it is written, with every hook's additions
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str | None:
+    """Fail on a page that would load from another host."""
+    found = external_requests(output)
+    if found:
+        raise PluginError(f"{page.file.src_uri} would load from another host: " + "; ".join(found))
+    return output
+
+
+def on_post_build(*, config: MkDocsConfig) -> None:
+    """Fail on a stylesheet of the site (the theme's, KaTeX's, ours) that would load from another host."""
+    for css in Path(config.site_dir).rglob("*.css"):
+        found = [
+            url for url in CSS_URL.findall(css.read_text(encoding="utf-8", errors="replace")) if EXTERNAL.match(url)
+        ]
+        if found:
+            raise PluginError(f"{css.relative_to(config.site_dir)} would load from another host: {', '.join(found)}")
+
+
+# --- finding requests ---------------------------------------------------------------------------
+
+
 class _RequestFinder(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -63,11 +96,6 @@ class _RequestFinder(HTMLParser):
             self.external += [f"<style> loads {url}" for url in CSS_URL.findall(data) if EXTERNAL.match(url)]
 
 
-# Only a tag or a stylesheet that mentions "//" can name another host; parsing just those keeps the
-# check fast on pages of thousands of formula elements.
-CANDIDATES = re.compile(r"<style\b.*?</style>|<[a-zA-Z][^>]*//[^>]*>", re.S | re.I)
-
-
 def external_requests(page_html: str) -> list[str]:
     """Every URL on another host that the browser would load by itself for this HTML."""
     finder = _RequestFinder()
@@ -76,19 +104,3 @@ def external_requests(page_html: str) -> list[str]:
         finder.close()
         finder.reset()
     return finder.external
-
-
-def on_post_page(output, page, config):
-    found = external_requests(output)
-    if found:
-        raise PluginError(f"{page.file.src_uri} would load from another host: " + "; ".join(found))
-    return output
-
-
-def on_post_build(config):
-    for css in Path(config.site_dir).rglob("*.css"):
-        found = [
-            url for url in CSS_URL.findall(css.read_text(encoding="utf-8", errors="replace")) if EXTERNAL.match(url)
-        ]
-        if found:
-            raise PluginError(f"{css.relative_to(config.site_dir)} would load from another host: {', '.join(found)}")

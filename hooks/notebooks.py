@@ -4,20 +4,26 @@ A chapter's notebook (every page of ``docs/part-*/`` but the index pages) is mad
 ``tools/chapter_notebook.py``, cached by a hash of everything it depends on. A lab
 (``docs/labs/*.py``, jupytext) is its own notebook, downloaded with its blanks; the site shows it solved
 (``tools/labs.py``): mkdocs-jupyter renders the solved copy, and this reshapes that HTML so it needs
-neither JupyterLab's CSS nor any script. ``page.nb_url`` is the download button's link.
+neither JupyterLab's CSS nor any script, and writes its formulas as pymdownx.arithmatex writes a chapter's
+(hooks/katex_render.py typesets both alike). ``page.nb_url`` is the download button's link.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
 import jupytext
 import nbformat
-from bs4 import BeautifulSoup, Comment
-from mkdocs.structure.files import File
+from bs4 import BeautifulSoup, Comment, NavigableString
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
+from mkdocs.utils.templates import TemplateContext
 
 from tools.chapter_notebook import chapter_notebook
 from tools.labs import solved_page
@@ -26,27 +32,33 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = re.compile(r"^part-[^/]+/(?!index\.md$)[^/]+\.md$")
 LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
+JUPYTER_CONFIG = ROOT / "tools" / "jupyter"  # names tools/kernels.py's kernel manager for nbclient
 NOTEBOOK_CACHE = ROOT / ".cache" / "notebooks"  # one .ipynb per chapter and lab, by a hash of all it depends on
 SOLVED_LABS = ROOT / ".cache" / "solved" / "labs"  # what mkdocs-jupyter runs and renders; "labs/" for its include
 LAB_HTML_CACHE = ROOT / ".cache" / "labs-html"  # each lab page's reshaped HTML, by a hash of its HTML and this file
-
-
-def notebook_path(src_uri: str) -> str:
-    """``part-2/softmax.md`` -> ``notebooks/part-2-softmax.ipynb``, ``labs/softmax.py`` -> ``notebooks/lab-softmax.ipynb``:
-    a downloaded file keeps its name, so two pages' notebooks must not share one."""
-    return "notebooks/" + re.sub(r"^labs/", "lab-", re.sub(r"\.(md|py)$", "", src_uri)).replace("/", "-") + ".ipynb"
+# nbconvert leaves a Markdown cell's formulas as MathJax reads them: $$...$$, \begin{env}...\end{env}, $...$.
+NOTEBOOK_MATH = re.compile(
+    r"\$\$(?P<display>.+?)\$\$|(?P<environment>\\begin\{(?P<name>[^}]+)\}.*?\\end\{(?P=name)\})|\$(?P<inline>.+?)\$",
+    re.S,
+)
 
 
 # --- MkDocs events ------------------------------------------------------------------------------
 
 
-def on_config(config):
+def on_config(config: MkDocsConfig) -> MkDocsConfig | None:
+    """The notebooks' stylesheet; the labs' kernels on Unix sockets (tools/kernels.py), before any starts."""
+    paths = os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)
+    if str(JUPYTER_CONFIG) not in paths:
+        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(JUPYTER_CONFIG), *paths]))
     if CSS_PATH not in config.extra_css:
         config.extra_css.append(CSS_PATH)
     return config
 
 
-def on_files(files, config):
+def on_files(files: Files, *, config: MkDocsConfig) -> Files | None:
+    """A notebook of every chapter and lab (cached), and the solved copy of each lab for mkdocs-jupyter."""
+
     def image_data(path: str):
         found = files.get_file_from_path(path)
         return None if found is None else found.content_bytes
@@ -77,7 +89,39 @@ def on_files(files, config):
     return files
 
 
-def _solved_lab(file, key: str) -> str:
+def on_page_context(
+    context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
+) -> TemplateContext | None:
+    if CHAPTER.match(page.file.src_uri) or LAB.match(page.file.src_uri):
+        page.nb_url = get_relative_url(notebook_path(page.file.src_uri), page.url)
+    return context
+
+
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+    """A lab's page in the theme's own blocks (:func:`theme_notebook_html`), cached."""
+    if not LAB.match(page.file.src_uri):
+        return html
+    # Search finds the chapter a lab practises, and the Practice page; the labs were 8 KB of every page's index.
+    page.meta.setdefault("search", {"exclude": True})
+    # Cached: reshaping the labs takes about half a second of every build (budget: 3x a bare MkDocs build).
+    key = hashlib.sha256(html.encode() + Path(__file__).read_bytes()).hexdigest()[:24]
+    cached = LAB_HTML_CACHE / f"{key}.html"
+    if not cached.exists():
+        LAB_HTML_CACHE.mkdir(parents=True, exist_ok=True)
+        cached.write_text(theme_notebook_html(html), encoding="utf-8")
+    return cached.read_text(encoding="utf-8")
+
+
+# --- notebooks ---------------------------------------------------------------------------------
+
+
+def notebook_path(src_uri: str) -> str:
+    """``part-2/softmax.md`` -> ``notebooks/part-2-softmax.ipynb``, ``labs/softmax.py`` -> ``notebooks/lab-softmax.ipynb``:
+    a downloaded file keeps its name, so two pages' notebooks must not share one."""
+    return "notebooks/" + re.sub(r"^labs/", "lab-", re.sub(r"\.(md|py)$", "", src_uri)).replace("/", "-") + ".ipynb"
+
+
+def _solved_lab(file: File, key: str) -> str:
     """Write the lab with its solutions filled in, when its download's ``key`` (the lab and all it depends on)
     changed. mkdocs-jupyter caches its run by the file's content, so the key goes into the notebook's
     metadata: a library change runs the lab again; an unchanged file keeps `mkdocs serve` from seeing an edit."""
@@ -91,7 +135,7 @@ def _solved_lab(file, key: str) -> str:
     return str(path)
 
 
-def _inputs_hash(config) -> str:
+def _inputs_hash(config: MkDocsConfig) -> str:
     """What a notebook depends on besides its page: this hook and the block reader, the library and the
     snippets, the site's images, and the site and repository URLs. A page that included a snippet from
     anywhere but src/, docs_src/ or tools/figures.py would need that added here."""
@@ -108,33 +152,14 @@ def _inputs_hash(config) -> str:
     return digest.hexdigest()
 
 
-def on_page_context(context, page, config, nav):
-    if CHAPTER.match(page.file.src_uri) or LAB.match(page.file.src_uri):
-        page.nb_url = get_relative_url(notebook_path(page.file.src_uri), page.url)
-    return context
-
-
-def on_page_content(html, page, config, files):
-    if not LAB.match(page.file.src_uri):
-        return html
-    # Search finds the chapter a lab practises, and the Practice page; the labs were 8 KB of every page's index.
-    page.meta.setdefault("search", {"exclude": True})
-    # Cached: reshaping the labs takes about half a second of every build (budget: 3x a bare MkDocs build).
-    key = hashlib.sha256(html.encode() + Path(__file__).read_bytes()).hexdigest()[:24]
-    cached = LAB_HTML_CACHE / f"{key}.html"
-    if not cached.exists():
-        LAB_HTML_CACHE.mkdir(parents=True, exist_ok=True)
-        cached.write_text(theme_notebook_html(html), encoding="utf-8")
-    return cached.read_text(encoding="utf-8")
-
-
 # --- labs ---------------------------------------------------------------------------------------
 
 
 def theme_notebook_html(html: str) -> str:
     """nbconvert's HTML in the theme's own blocks, without its CSS, scripts and widgets: code cells as
     ``<div class="highlight"><pre><code>`` (the theme highlights them and adds its copy button), printed
-    output as the guide's ``language-output`` blocks, heading anchors as the theme's ``headerlink``."""
+    output as the guide's ``language-output`` blocks, heading anchors as the theme's ``headerlink``, formulas
+    as arithmatex placeholders."""
     soup = BeautifulSoup(html, "html.parser")
     for node in soup.find_all(string=lambda text: isinstance(text, Comment)):
         node.extract()
@@ -157,6 +182,7 @@ def theme_notebook_html(html: str) -> str:
         _wrap_pre_in_code(soup, pre)
     for node in soup.select("[tabindex]"):  # JupyterLab's focusable cells: noise for keyboard users here
         del node["tabindex"]
+    _arithmatex_placeholders(soup)
     for anchor in soup.select("a.anchor-link"):
         anchor.attrs.update({"class": ["headerlink"], "title": "Permanent link"})
     # nbconvert puts a display formula that stands alone in a paragraph; lift it out of the <p>.
@@ -176,3 +202,27 @@ def _wrap_pre_in_code(soup, pre) -> None:
     code = soup.new_tag("code")
     code.extend(list(pre.contents))
     pre.append(code)
+
+
+def _arithmatex_placeholders(soup: BeautifulSoup) -> None:
+    """The Markdown cells' formulas as pymdownx.arithmatex (generic mode) leaves a chapter's: ``$x$`` becomes
+    ``<span class="arithmatex">\\(x\\)</span>``, ``$$x$$`` and a LaTeX environment
+    ``<div class="arithmatex">\\[x\\]</div>``. Code is left alone."""
+    for cell in soup.select(".jp-RenderedMarkdown"):
+        for text in cell.find_all(string=NOTEBOOK_MATH):
+            if text.find_parent(["pre", "code"]) is not None:
+                continue
+            parts, end = [], 0
+            for match in NOTEBOOK_MATH.finditer(text):
+                parts.append(NavigableString(text[end : match.start()]))
+                if match.group("inline") is not None:
+                    formula = soup.new_tag(
+                        "span", attrs={"class": "arithmatex"}, string=f"\\({match.group('inline')}\\)"
+                    )
+                else:
+                    tex = match.group("display") if match.group("display") is not None else match.group("environment")
+                    formula = soup.new_tag("div", attrs={"class": "arithmatex"}, string=f"\\[{tex}\\]")
+                parts.append(formula)
+                end = match.end()
+            parts.append(NavigableString(text[end:]))
+            text.replace_with(*(part for part in parts if part != ""))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from dev import BUILD_ENV
+from tools.build_env import BUILD_ENV, PRINT_PAGE_ENV
 from tools.pdf import make_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def built_site(tmp_path_factory) -> Path:
     """Build the site once as ``python3 dev.py build`` does (``mkdocs build --strict``, then the PDF) and return
     its folder; the build's log is beside it (.log)."""
     site = tmp_path_factory.mktemp("site")
-    env = {**BUILD_ENV, **os.environ}
+    env = {**BUILD_ENV, **os.environ, **PRINT_PAGE_ENV}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,

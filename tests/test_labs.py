@@ -413,15 +413,16 @@ def test_lab_pages_have_rendered_math_and_no_notebook_css_or_scripts(built_site)
 
 
 def test_invalid_tex_in_a_lab_fails_with_page_and_formula():
-    import importlib.util
-
+    """nbconvert writes a Markdown cell's formulas for MathJax; hooks/notebooks.py makes them the placeholders
+    that hooks/katex_render.py typesets, so a broken one stops the build as on a chapter."""
     from mkdocs.exceptions import PluginError
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    spec = importlib.util.spec_from_file_location("katex_hook", ROOT / "hooks" / "katex_render.py")
-    katex = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(katex)  # patches nbconvert's renderer, as in a build
-    html = markdown2html_mistune("A broken formula: $\\frac{1}{$ and a good one $x^2$.")
-    assert '<span class="arithmatex">' in html
+    from hooks.katex_render import render_math
+    from hooks.notebooks import theme_notebook_html
+
+    cell = markdown2html_mistune("A broken formula: $\\frac{1}{$ and a good one $x^2$, and `$code$`.")
+    html = theme_notebook_html(f'<div class="jp-RenderedMarkdown">{cell}</div>')
+    assert '<span class="arithmatex">\\(x^2\\)</span>' in html and "<code>$code$</code>" in html
     with pytest.raises(PluginError, match=r"labs/broken\.py: invalid TeX in formula '\\\\frac\{1\}\{'"):
-        katex.render_math(html, "labs/broken.py")
+        render_math(html, "labs/broken.py")

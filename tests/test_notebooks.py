@@ -10,7 +10,6 @@ notebooks at once) and compares each cell's stdout with the page's output block.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import os
 import re
@@ -21,6 +20,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from hooks import notebooks as hook  # for notebook_path
 from tools.chapter_notebook import chapter_notebook
 from tools.docblocks import normalize, pair_examples
 from tools.kernels import KernelManager
@@ -28,16 +28,6 @@ from tools.kernels import KernelManager
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 CHAPTERS = sorted(path for path in DOCS.glob("part-*/*.md") if path.name != "index.md")
-
-
-def _load_hook():
-    spec = importlib.util.spec_from_file_location("notebooks_hook", ROOT / "hooks" / "notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-hook = _load_hook()  # for notebook_path
 
 
 def notebook_of(page: Path):

@@ -15,13 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from hooks import katex_render, no_external
 from tools.docblocks import SnippetExpander
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-sys.path.insert(0, str(ROOT / "hooks"))
-import katex_render  # noqa: E402
-import no_external  # noqa: E402
 
 
 def pages(site: Path) -> list[Path]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from tools import mkdocs_yml
 from tools.docblocks import normalize  # the doc-test harness's own comparison
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,8 +85,7 @@ def launch(playwright, user_data_dir: str | Path, extra_args: tuple[str, ...] = 
 
 def site_prefix(config_file: Path = ROOT / "mkdocs.yml") -> str:
     """The path under which GitHub Pages serves the site (from ``site_url``), e.g. ``/repo-name/``."""
-    match = re.search(r"^site_url:.*?(https?://[^\s\"'\]]+)", config_file.read_text(encoding="utf-8"), re.M)
-    path = urlsplit(match.group(1)).path if match else "/"
+    path = urlsplit(mkdocs_yml.load(config_file).get("site_url") or "/").path
     return path if path.endswith("/") else path + "/"
 
 

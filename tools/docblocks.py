@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from tools.mkdocs_yml import snippet_options
 
 PYTHON_LANGS = {"python", "py", "python3"}
 OPEN_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
@@ -103,24 +103,6 @@ def pair_examples(text: str) -> tuple[list[Example], list[Fence]]:
 
 
 # --- snippets, exactly as the site expands them -------------------------------------------------
-
-
-class _ConfigLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml without importing what its ``!!python/name:`` and ``!ENV`` tags point at."""
-
-
-_ConfigLoader.add_multi_constructor("", lambda loader, tag, node: None)
-
-
-def snippet_options(config_file: Path) -> dict:
-    """The ``pymdownx.snippets`` options of ``config_file`` (loading all of MkDocs would take seconds)."""
-    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_ConfigLoader)
-    for extension in config.get("markdown_extensions") or []:
-        if isinstance(extension, dict) and "pymdownx.snippets" in extension:
-            return dict(extension["pymdownx.snippets"] or {})
-        if extension == "pymdownx.snippets":
-            return {}
-    raise ValueError(f"{config_file} does not enable pymdownx.snippets, which the pages use")
 
 
 class SnippetExpander:
