@@ -14,9 +14,11 @@ down to the characters the guide's formulas draw (:func:`subset_fonts`), a third
 from __future__ import annotations
 
 import atexit
+import base64
 import functools
 import hashlib
 import html
+import io
 import json
 import re
 import subprocess
@@ -30,12 +32,13 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink
 from mkdocs.utils import get_relative_url
 
+from tools.cache import Cache
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tools" / "katex-server.mjs"
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 CSS_PATH = "assets/katex/katex.min.css"
 FONTS_DIR = "assets/katex/fonts"
-CACHE = ROOT / ".cache" / "katex"
 
 MATH = re.compile(
     r'(?P<open><(?P<tag>span|div)(?=[^>]*\bclass="arithmatex")[^>]*>)\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])\s*</(?P=tag)>'
@@ -112,11 +115,8 @@ class KatexRenderer:
             raise PluginError("KaTeX is not installed: run `npm ci` in the project root (make serve does it).")
         self.process: subprocess.Popen | None = None
         version = json.loads((KATEX_DIST.parent / "package.json").read_text(encoding="utf-8"))["version"]
-        key = hashlib.sha256(SERVER.read_bytes() + version.encode()).hexdigest()[:16]
-        self.cache_file = CACHE / f"katex-{version}-{key}.json"
-        self.cache: dict[str, str] = {}
-        if self.cache_file.exists():
-            self.cache = json.loads(self.cache_file.read_text(encoding="utf-8"))
+        self.store = Cache("katex", salt=f"katex {version}")  # and tools/katex-server.mjs, the file it reads
+        self.cache: dict[str, str] = self.store.get("formulas") or {}
         self.used: set[str] = set()
         self.changed = False
         atexit.register(self.close)
@@ -154,12 +154,7 @@ class KatexRenderer:
         """Keep exactly the formulas of this build (edited-away formulas drop out); called per build."""
         if self.changed or self.used != self.cache.keys():
             self.cache = {key: self.cache[key] for key in sorted(self.used)}
-            CACHE.mkdir(parents=True, exist_ok=True)
-            for stale in CACHE.glob("katex-*.json"):
-                stale.unlink()
-            partial = self.cache_file.with_suffix(".part")
-            partial.write_text(json.dumps(self.cache), encoding="utf-8")
-            partial.replace(self.cache_file)  # never a half-written cache, even if the build is killed
+            self.store.put("formulas", self.cache, [SERVER])
         self.used, self.changed = set(), False
 
     def close(self) -> None:
@@ -260,22 +255,20 @@ def _font_rules() -> tuple[tuple[frozenset[str], str], ...]:
     return tuple(rules)
 
 
-def subset_fonts(fonts_dir: Path, characters: set[str], cache: Path = CACHE / "fonts") -> None:
+def subset_fonts(fonts_dir: Path, characters: set[str]) -> None:
     """Cut KaTeX's woff2 fonts down to ``characters`` and write them over those in ``fonts_dir``.
 
     Always from KaTeX's own files (a site folder left from an earlier build, ``mkdocs serve --dirty``,
-    may hold earlier cuts). Each cut is kept in ``cache``, keyed by the font's bytes and the
+    may hold earlier cuts). Each cut is cached (``tools/cache.py``) by the font's bytes and the
     characters, so a build whose formulas draw no new character does not import fontTools. A
     character a font lacks is ignored.
     """
     wanted = "".join(sorted(characters))
-    kept = set()
     for font in sorted(fonts_dir.glob("*.woff2")):
         source = KATEX_DIST / "fonts" / font.name
-        key = hashlib.sha256(source.read_bytes() + wanted.encode("utf-8")).hexdigest()[:16]
-        cut = cache / f"{font.stem}-{key}.woff2"
-        kept.add(cut.name)
-        if not cut.exists():
+        cache = Cache("katex-fonts", salt=hashlib.sha256(source.read_bytes() + wanted.encode("utf-8")).hexdigest())
+        cut = cache.get(font.stem)
+        if cut is None:
             from fontTools import subset  # only when a cut is missing: the import alone takes 0.1 s
 
             options = subset.Options()
@@ -287,11 +280,8 @@ def subset_fonts(fonts_dir: Path, characters: set[str], cache: Path = CACHE / "f
             subsetter = subset.Subsetter(options)
             subsetter.populate(unicodes=[ord(character) for character in wanted])
             subsetter.subset(tables)
-            cache.mkdir(parents=True, exist_ok=True)
-            partial = cut.with_suffix(".part")
-            subset.save_font(tables, str(partial), options)
-            partial.replace(cut)  # never a half-written font, even if the build is killed
-        font.write_bytes(cut.read_bytes())
-    for stale in cache.glob("*.woff2") if cache.is_dir() else ():
-        if stale.name not in kept:
-            stale.unlink()
+            buffer = io.BytesIO()
+            subset.save_font(tables, buffer, options)
+            cut = base64.b64encode(buffer.getvalue()).decode("ascii")
+            cache.put(font.stem, cut, [])
+        font.write_bytes(base64.b64decode(cut))

@@ -1,7 +1,7 @@
 """Every chapter and lab as a downloadable notebook, and the labs' pages in the theme's own blocks.
 
 A chapter's notebook (every page of ``docs/part-*/`` but the index pages) is made from its Markdown by
-``tools/chapter_notebook.py``, cached by a hash of everything it depends on. A lab
+``tools/chapter_notebook.py``, cached (``tools/cache.py``) until a file it was made from changes. A lab
 (``docs/labs/*.py``, jupytext) is its own notebook, downloaded with its blanks; the site shows it solved
 (``tools/labs.py``): mkdocs-jupyter renders the solved copy, and this reshapes that HTML so it needs
 neither JupyterLab's CSS nor any script, and writes its formulas as pymdownx.arithmatex writes a chapter's
@@ -25,6 +25,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.templates import TemplateContext
 
+from tools import chapters
+from tools.cache import Cache, file_hash, file_sources, files_opened, module_sources
 from tools.chapter_notebook import chapter_notebook
 from tools.labs import solved_page
 
@@ -33,9 +35,7 @@ CHAPTER = re.compile(r"^part-[^/]+/(?!index\.md$)[^/]+\.md$")
 LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
 JUPYTER_CONFIG = ROOT / "tools" / "jupyter"  # names tools/kernels.py's kernel manager for nbclient
-NOTEBOOK_CACHE = ROOT / ".cache" / "notebooks"  # one .ipynb per chapter and lab, by a hash of all it depends on
 SOLVED_LABS = ROOT / ".cache" / "solved" / "labs"  # what mkdocs-jupyter runs and renders; "labs/" for its include
-LAB_HTML_CACHE = ROOT / ".cache" / "labs-html"  # each lab page's reshaped HTML, by a hash of its HTML and this file
 # nbconvert leaves a Markdown cell's formulas as MathJax reads them: $$...$$, \begin{env}...\end{env}, $...$.
 NOTEBOOK_MATH = re.compile(
     r"\$\$(?P<display>.+?)\$\$|(?P<environment>\\begin\{(?P<name>[^}]+)\}.*?\\end\{(?P=name)\})|\$(?P<inline>.+?)\$",
@@ -63,29 +63,26 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files | None:
         found = files.get_file_from_path(path)
         return None if found is None else found.content_bytes
 
-    inputs = _inputs_hash(config).encode()
-    NOTEBOOK_CACHE.mkdir(parents=True, exist_ok=True)
-    used = set()
+    cache = Cache("notebooks", salt=f"{config.site_url}|{config.repo_url}")
     for file in list(files):
         if not (CHAPTER.match(file.src_uri) or LAB.match(file.src_uri)):
             continue
-        key = hashlib.sha256(inputs + file.src_uri.encode() + file.content_bytes).hexdigest()[:24]
-        cached = NOTEBOOK_CACHE / f"{key}.ipynb"
-        used.add(cached.name)
-        if not cached.exists():
-            if CHAPTER.match(file.src_uri):
-                site_url, repo_url = config.site_url or "", config.repo_url or ""
-                notebook = chapter_notebook(file.content_string, file.src_uri, site_url, repo_url, image_data)
-            else:  # a lab: its jupytext source, without outputs
-                notebook = jupytext.reads(file.content_string, fmt="py:percent")
-                notebook.metadata.pop("jupytext", None)
-            cached.write_text(nbformat.writes(notebook), encoding="utf-8")
-        files.append(File.generated(config, notebook_path(file.src_uri), content=cached.read_text(encoding="utf-8")))
+        stored = cache.get(file.src_uri)
+        if stored is None:
+            with files_opened() as opened:  # the snippets a chapter's blocks include
+                if CHAPTER.match(file.src_uri):
+                    site_url, repo_url = config.site_url or "", config.repo_url or ""
+                    notebook = chapter_notebook(file.content_string, file.src_uri, site_url, repo_url, image_data)
+                else:  # a lab: its jupytext source, without outputs
+                    notebook = jupytext.reads(file.content_string, fmt="py:percent")
+                    notebook.metadata.pop("jupytext", None)
+            read = _sources(file) | opened
+            key = hashlib.sha256("".join(sorted(f"{path}{file_hash(path)}" for path in read)).encode()).hexdigest()
+            stored = {"notebook": nbformat.writes(notebook), "key": key[:24]}
+            cache.put(file.src_uri, stored, read)
+        files.append(File.generated(config, notebook_path(file.src_uri), content=stored["notebook"]))
         if LAB.match(file.src_uri):
-            file.abs_src_path = _solved_lab(file, key)
-    for stale in NOTEBOOK_CACHE.glob("*.ipynb"):
-        if stale.name not in used:
-            stale.unlink()
+            file.abs_src_path = _solved_lab(file, stored["key"])
     return files
 
 
@@ -104,12 +101,12 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
     # Search finds the chapter a lab practises, and the Practice page; the labs were 8 KB of every page's index.
     page.meta.setdefault("search", {"exclude": True})
     # Cached: reshaping the labs takes about half a second of every build (budget: 3x a bare MkDocs build).
-    key = hashlib.sha256(html.encode() + Path(__file__).read_bytes()).hexdigest()[:24]
-    cached = LAB_HTML_CACHE / f"{key}.html"
-    if not cached.exists():
-        LAB_HTML_CACHE.mkdir(parents=True, exist_ok=True)
-        cached.write_text(theme_notebook_html(html), encoding="utf-8")
-    return cached.read_text(encoding="utf-8")
+    cache = Cache("labs-html", salt=hashlib.sha256(html.encode()).hexdigest())
+    reshaped = cache.get(page.file.src_uri)
+    if reshaped is None:
+        reshaped = theme_notebook_html(html)
+        cache.put(page.file.src_uri, reshaped, [Path(__file__)])
+    return reshaped
 
 
 # --- notebooks ---------------------------------------------------------------------------------
@@ -135,21 +132,19 @@ def _solved_lab(file: File, key: str) -> str:
     return str(path)
 
 
-def _inputs_hash(config: MkDocsConfig) -> str:
-    """What a notebook depends on besides its page: this hook and the block reader, the library and the
-    snippets, the site's images, and the site and repository URLs. A page that included a snippet from
-    anywhere but src/, docs_src/ or tools/figures.py would need that added here."""
-    digest = hashlib.sha256(f"{config.site_url}|{config.repo_url}".encode())
-    sources = [
-        Path(__file__),
-        *(ROOT / "tools" / name for name in ("chapter_notebook.py", "docblocks.py", "diagrams.py", "figures.py")),
-    ]
-    for folder in (ROOT / "src", ROOT / "docs_src", Path(config.docs_dir)):
-        sources += sorted(path for path in folder.rglob("*") if path.is_file() and path.suffix not in {".md", ".pyc"})
-    for path in sources:
-        digest.update(str(path).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+def _sources(file: File) -> set[Path]:
+    """What a page's notebook is made from, besides the snippets it opens: the page, this hook and the notebook
+    maker with what they import, and a chapter's module (its figures are drawn into the notebook)."""
+    page = Path(file.abs_src_path)
+    if LAB.match(file.src_uri):
+        return (
+            set(file_sources(page)) | module_sources("tools.labs") | {Path(__file__).resolve()}
+        )  # and its run on what it imports
+    return (
+        {page, Path(__file__).resolve()}
+        | module_sources("tools.chapter_notebook")
+        | module_sources(chapters.module_of(file.src_uri))
+    )
 
 
 # --- labs ---------------------------------------------------------------------------------------

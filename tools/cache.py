@@ -97,6 +97,15 @@ def module_sources(module: str) -> frozenset[Path]:
     return frozenset(found)
 
 
+def file_sources(path: Path) -> frozenset[Path]:
+    """:func:`module_sources` for a script that is not imported as a module (a lab): the file itself and the
+    repository's modules it imports, recursively."""
+    found = {path.resolve()}
+    for name in _imported_modules("", path):
+        found |= module_sources(name)
+    return frozenset(found)
+
+
 def _file_of(module: str) -> Path | None:
     try:
         spec = importlib.util.find_spec(module)
