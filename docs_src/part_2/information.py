@@ -136,7 +136,7 @@ def kl_best_fits():
     """Fit one Gaussian Q to a two-peaked P on a grid, once by forward KL(P || Q), once by reverse KL(Q || P).
 
     Returns the grid, P, and the best Q, its mean and its standard deviation for each direction."""
-    x = np.linspace(-6, 6, 121)
+    x = np.linspace(-10, 10, 201)  # wide enough that the forward fit's tails are not cut off
 
     def bell(mu, sigma):  # a Gaussian shape on the grid, normalised to sum to 1
         w = np.exp(-((x - mu) ** 2) / (2 * sigma**2))

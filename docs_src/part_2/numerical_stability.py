@@ -78,18 +78,29 @@ def lse_log1p() -> None:
 
 
 def exp_of_log_softmax() -> None:
-    """The page's example: exp(z - LSE(z)) carries LSE's absolute rounding error into every probability."""
+    """The page's example: exp(x - LSE(x)) carries LSE's absolute rounding error into every probability."""
     # --8<-- [start:exp-of-log-softmax]
+    from decimal import Decimal, getcontext
+
     import numpy as np
 
-    from transformer_math.softmax import logsumexp, softmax
+    from transformer_math.softmax import log_softmax, logsumexp, softmax
+
+    def exact_softmax(x):
+        """softmax to 40 digits: Decimal(float) is exact, so only the exponentials round"""
+        getcontext().prec = 40
+        m = max(Decimal(v) for v in x)
+        e = [(Decimal(v) - m).exp() for v in x]
+        total = sum(e)
+        return np.array([float(v / total) for v in e])
 
     rng = np.random.default_rng(0)
     noise = rng.normal(size=1000)
-    print("size of logits   |sum - 1|, dividing   |sum - 1|, exp(z - LSE)")
+    print("largest relative error of a probability")
+    print("size of logits   softmax   exp(log_softmax)   exp(x - LSE)")
     for offset in [0.0, 1e3, 1e6, 1e9]:
-        z = offset + noise
-        divided = softmax(z)  # e^(z - m) / sum: z - m is exact for logits this close to m
-        via_lse = np.exp(z - logsumexp(z))  # LSE is rounded at the size of z, ~ offset * 1e-16
-        print(f"{offset:14.0e}   {abs(divided.sum() - 1):17.1e}   {abs(via_lse.sum() - 1):21.1e}")
+        x = offset + noise
+        exact = exact_softmax(x)
+        errors = [np.max(np.abs(p / exact - 1)) for p in (softmax(x), np.exp(log_softmax(x)), np.exp(x - logsumexp(x)))]
+        print(f"{offset:14.0e}" + "".join(f"{e:{w}.1e}" for e, w in zip(errors, [10, 19, 15])))
     # --8<-- [end:exp-of-log-softmax]
