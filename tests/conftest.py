@@ -23,16 +23,6 @@ settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
-# Tests that need one of these are marked slow: the authors' fast loop (-m "not slow") leaves them out.
-SLOW_FIXTURES = {"built_site", "executed", "verdicts"}
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.slow)
-
-
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """Build the site once as ``python3 dev.py build`` does (``mkdocs build --strict``, then the PDF) and return
