@@ -23,6 +23,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.background import background
 from tools.kernels import KernelManager
 from tools.labs import exercises, solution, solved, with_code
 
@@ -310,7 +311,7 @@ for _lab in LABS:
         CASES[(_lab.stem, f"mistake {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
 
 
-@pytest.fixture(scope="module")
+@background
 def verdicts():
     """Every case of every lab, run in parallel kernels (one kernel per run)."""
     with ThreadPoolExecutor(max_workers=4) as pool:

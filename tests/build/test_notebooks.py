@@ -19,6 +19,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.background import background
 from tools.chapter_notebook import chapter_notebook
 from tools.docblocks import normalize, pair_examples
 from tools.kernels import KernelManager
@@ -64,7 +65,7 @@ def execute(notebook):
     return executed
 
 
-@pytest.fixture(scope="module")
+@background
 def executed():
     """Every chapter's notebook, executed; several kernels at once (each notebook in its own)."""
     workers = max(2, min(8, (os.cpu_count() or 2) * 2))

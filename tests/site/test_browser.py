@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.background import background, result, temp_dir
 from tests.site import checks, reader
 from tools import browser as bs
 from tools.docblocks import SnippetExpander
@@ -44,9 +45,11 @@ def _expander() -> SnippetExpander:
     return SnippetExpander(ROOT / "mkdocs.yml")
 
 
-@pytest.fixture(scope="module")
-def reading(built_site, tmp_path_factory) -> reader.Reading:
-    return reader.read_site(built_site, bs.site_pages(built_site), tmp_path_factory.mktemp("browser"))
+@background
+def reading() -> reader.Reading:
+    """Every page in both modes, read while the tests before these run (tests/background.py)."""
+    site = result("built_site")
+    return reader.read_site(site, bs.site_pages(site), temp_dir("browser"))
 
 
 def report(problems: list[str]) -> None:
