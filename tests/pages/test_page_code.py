@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_page_code_has_at_most_two_blank_lines_in_a_row():
     """As the formatter writes Python: a library section ends with two blank lines, so a page that adds one
-    more after its --8<-- line shows three (tests/test_style.py formats the sources, not the pages)."""
+    more after its --8<-- line shows three (tests/repo/test_style.py formats the sources, not the pages)."""
     expander = SnippetExpander(ROOT / "mkdocs.yml")
     for md in sorted((ROOT / "docs").rglob("*.md")):
         for number, block in enumerate(expander.python_blocks(md.read_text(encoding="utf-8")), start=1):

@@ -11,7 +11,8 @@ browser), with a fresh profile:
 * 375 px wide, dark scheme (the reader's system prefers dark): the page never scrolls sideways, figures
   swap to their dark variant, and the colour rules of axe-core hold in the dark palette.
 
-Pages are discovered from the built site, so new chapters are covered as soon as they build. Each test
+What a page shows is collected by tests/site/reader.py (in the background, from the moment the site is
+built) and judged by tests/site/checks.py. Pages are discovered from the built site, so new chapters are covered as soon as they build. Each test
 reports every page and problem it found. ``test_checks_catch_a_broken_page`` feeds a deliberately broken
 page through the same code and asserts that each check complains.
 """
