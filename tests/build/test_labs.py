@@ -23,10 +23,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.background import background
 from tools.kernels import KernelManager
 from tools.labs import exercises, solution, solved, with_code
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
 VERDICT = re.compile(
     r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>.*?)(?: - | is\b| has\b| raised\b| contains\b|$)", re.M
@@ -310,7 +311,7 @@ for _lab in LABS:
         CASES[(_lab.stem, f"mistake {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
 
 
-@pytest.fixture(scope="module")
+@background
 def verdicts():
     """Every case of every lab, run in parallel kernels (one kernel per run)."""
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -346,83 +347,3 @@ def test_typical_mistakes_fail_their_checks(lab, case, number, expected_wrong, v
     found = dict((name, verdict) for verdict, name in verdicts[(lab, f"mistake {case}")])
     for name in expected_wrong:
         assert found.get(name) == "Wrong", f"{lab}, exercise {number}: check {name!r} said {found.get(name)}"
-
-
-# --- the built lab pages ------------------------------------------------------------------------
-
-
-def first_load_gzip_bytes(site: Path, page: str) -> int:
-    """gzip bytes of a page's HTML plus every stylesheet and script it loads from the site."""
-    import gzip
-
-    html_path = site / page / "index.html"
-    html = html_path.read_text(encoding="utf-8")
-    refs = re.findall(r'<link\b[^>]*\brel="stylesheet"[^>]*\bhref="([^"]+)"', html)
-    refs += re.findall(r'<link\b[^>]*\bhref="([^"]+)"[^>]*\brel="stylesheet"', html)
-    refs += re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', html)
-    total = len(gzip.compress(html.encode("utf-8"), 6))
-    for ref in dict.fromkeys(refs):
-        total += len(gzip.compress((html_path.parent / ref.split("?")[0]).resolve().read_bytes(), 6))
-    return total
-
-
-def test_lab_pages_weigh_no_more_than_twice_a_chapter(built_site):
-    chapters = sorted(
-        page.relative_to(ROOT / "docs").with_suffix("").as_posix()
-        for page in (ROOT / "docs").glob("part-*/*.md")
-        if page.name != "index.md"
-    )
-    chapter_weights = sorted(first_load_gzip_bytes(built_site, page) for page in chapters)
-    median = chapter_weights[len(chapter_weights) // 2]
-    for lab in LABS:
-        weight = first_load_gzip_bytes(built_site, f"labs/{lab.stem}")
-        assert weight <= 2 * median, f"{lab.stem}: {weight} gzip bytes, a median chapter {median}"
-
-
-def test_lab_pages_show_the_solved_run_and_the_download_keeps_the_blanks(built_site):
-    from bs4 import BeautifulSoup
-
-    for lab in LABS:
-        notebook = load(lab)
-        soup = BeautifulSoup((built_site / "labs" / lab.stem / "index.html").read_text(encoding="utf-8"), "html.parser")
-        assert "This page shows the lab solved" in soup.get_text(), f"{lab.stem}: no note that the page is solved"
-        printed = "\n".join(block.get_text() for block in soup.select(".language-output"))
-        shown = [match.group("verdict") for match in VERDICT.finditer(printed)]
-        assert shown == ["Correct"] * check_calls(notebook), f"{lab.stem}: the page shows {shown}"
-        cells = [" ".join(cell.get_text().split()) for cell in soup.select(".celltag_solution .highlight")]
-        solutions = [" ".join(solution(notebook, index).split()) for index in exercises(notebook)]
-        assert cells == solutions, f"{lab.stem}: the solution cells differ from the reference solutions"
-        assert not soup.select("details"), f"{lab.stem}: the folded solutions are shown twice"
-        download = nbformat.reads((built_site / "notebooks" / f"lab-{lab.stem}.ipynb").read_text("utf-8"), 4)
-        blanks = [download.cells[index].source for index in exercises(download)]
-        assert blanks == [notebook.cells[index].source for index in exercises(notebook)], lab.stem
-        assert all("..." in blank for blank in blanks), f"{lab.stem}: a downloaded exercise has no blank"
-
-
-def test_lab_pages_have_rendered_math_and_no_notebook_css_or_scripts(built_site):
-    for lab in LABS:
-        html = (built_site / "labs" / lab.stem / "index.html").read_text(encoding="utf-8")
-        content = html[html.index('<div class="jupyter-wrapper">') :]
-        content = content[: content.index("</article>")]
-        assert 'class="katex' in content, f"{lab.stem}: no KaTeX"
-        assert not re.search(r'class="arithmatex">\s*\\[(\[]', content), f"{lab.stem}: a formula left unrendered"
-        assert "$" not in re.sub(r"<(pre|code)\b.*?</\1>", "", content, flags=re.S), f"{lab.stem}: raw $ math"
-        assert "<style" not in content and "<script" not in content, f"{lab.stem}: inline CSS or script"
-        assert "mathjax" not in html.lower(), f"{lab.stem}: MathJax"
-        assert "language-output" in content, f"{lab.stem}: outputs are not the guide's output blocks"
-
-
-def test_invalid_tex_in_a_lab_fails_with_page_and_formula():
-    """nbconvert writes a Markdown cell's formulas for MathJax; hooks/notebooks.py makes them the placeholders
-    that hooks/katex_render.py typesets, so a broken one stops the build as on a chapter."""
-    from mkdocs.exceptions import PluginError
-    from nbconvert.filters.markdown_mistune import markdown2html_mistune
-
-    from hooks.katex_render import render_math
-    from hooks.notebooks import theme_notebook_html
-
-    cell = markdown2html_mistune("A broken formula: $\\frac{1}{$ and a good one $x^2$, and `$code$`.")
-    html = theme_notebook_html(f'<div class="jp-RenderedMarkdown">{cell}</div>')
-    assert '<span class="arithmatex">\\(x^2\\)</span>' in html and "<code>$code$</code>" in html
-    with pytest.raises(PluginError, match=r"labs/broken\.py: invalid TeX in formula '\\\\frac\{1\}\{'"):
-        render_math(html, "labs/broken.py")
