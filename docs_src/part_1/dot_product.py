@@ -1,5 +1,4 @@
-"""What docs/part-1/dot-product.md draws: 2 figures.
-"""
+"""Everything docs/part-1/dot-product.md draws or includes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What docs/part-1/eigenvalues.md draws: 1 figure and 1 explorer.
-"""
+"""Everything docs/part-1/eigenvalues.md draws or includes."""
 
 from __future__ import annotations
 

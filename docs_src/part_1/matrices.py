@@ -1,5 +1,4 @@
-"""What docs/part-1/matrices.md draws: 1 figure.
-"""
+"""Everything docs/part-1/matrices.md draws or includes."""
 
 from __future__ import annotations
 

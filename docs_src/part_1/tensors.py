@@ -1,5 +1,4 @@
-"""What docs/part-1/tensors.md draws: 3 figures.
-"""
+"""Everything docs/part-1/tensors.md draws or includes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What docs/part-2/information.md draws: 3 figures and 1 explorer.
-"""
+"""Everything docs/part-2/information.md draws or includes."""
 
 from __future__ import annotations
 

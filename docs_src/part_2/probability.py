@@ -1,5 +1,4 @@
-"""What docs/part-2/probability.md draws: 1 figure.
-"""
+"""Everything docs/part-2/probability.md draws or includes."""
 
 from __future__ import annotations
 

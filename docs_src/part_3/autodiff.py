@@ -1,5 +1,4 @@
-"""What docs/part-3/autodiff.md draws: 1 figure, and its longer example.
-"""
+"""Everything docs/part-3/autodiff.md draws or includes."""
 
 from __future__ import annotations
 

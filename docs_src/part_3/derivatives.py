@@ -1,5 +1,4 @@
-"""What docs/part-3/derivatives.md draws: 2 figures.
-"""
+"""Everything docs/part-3/derivatives.md draws or includes."""
 
 from __future__ import annotations
 

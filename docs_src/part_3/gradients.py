@@ -1,5 +1,4 @@
-"""What docs/part-3/gradients.md draws: 1 figure.
-"""
+"""Everything docs/part-3/gradients.md draws or includes."""
 
 from __future__ import annotations
 

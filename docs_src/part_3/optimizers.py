@@ -1,5 +1,4 @@
-"""What docs/part-3/optimizers.md draws: 2 figures and 1 explorer, and its longer examples.
-"""
+"""Everything docs/part-3/optimizers.md draws or includes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What docs/part-4/block.md draws: 1 figure.
-"""
+"""Everything docs/part-4/block.md draws or includes."""
 
 from __future__ import annotations
 

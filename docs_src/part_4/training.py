@@ -1,5 +1,4 @@
-"""What docs/part-4/training.md draws: 3 figures and 1 explorer.
-"""
+"""Everything docs/part-4/training.md draws or includes."""
 
 from __future__ import annotations
 
