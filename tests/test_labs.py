@@ -287,6 +287,34 @@ MISTAKES = {
             "    return (dy - dy.mean(axis=-1, keepdims=True) - x_hat * (dy * x_hat).mean(axis=-1, keepdims=True)) / s",
             ["ln_dx", "gradient_check of ln_dx"],
         ),
+        # attention: P dO instead of P^T dO; the softmax rule without its row sum; no 1/sqrt(d_k); dS Q for dK
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
+            "    return dS @ K / np.sqrt(3), dS.T @ Q / np.sqrt(3), P @ dO",
+            ["gradient_check of dV"],
+        ),
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T)\n    return dS @ K / np.sqrt(3), dS.T @ Q / np.sqrt(3), P.T @ dO",
+            ["gradient_check of dQ", "gradient_check of dK"],
+        ),
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
+            "    return dS @ K, dS.T @ Q, P.T @ dO",
+            ["gradient_check of dQ", "gradient_check of dK"],
+        ),
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
+            "    return dS @ K / np.sqrt(3), dS @ Q / np.sqrt(3), P.T @ dO",
+            ["gradient_check of dK"],
+        ),
     ],
     "adam": [
         (
