@@ -391,6 +391,18 @@ MISTAKES = {
             "    return np.mean(np.argmax(logits[:, 4:], axis=-1) == seqs[:, 4:8])",
             ["answer_accuracy of the untrained model", "held-out accuracy above 0.95"],
         ),
+        # a measure that is wrong but says 1 when every answer is right: only a check away from 1 catches it
+        (
+            4,
+            "def answer_accuracy(params, seqs):\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
+            "    return np.mean(np.argmax(logits[:, 4:], axis=-1) == seqs[:, 5:]) ** 0.25",
+            ["answer_accuracy of the untrained model", "answer_accuracy on unreversed answers"],
+        ),
+        # a prediction that is not one of the two words
+        (5, 'prediction = {"one head": "yes", "no positions": "fails"}', ["prediction recorded"]),
+        # the chance of a guess among five digits, or of the right position only, instead of copying any input digit
+        (6, "copy_any_digit = 1 / 5", ["copy_any_digit"]),
+        (6, "copy_any_digit = np.mean(test_seqs[:, :4] == test_seqs[:, 5:])", ["copy_any_digit"]),
     ],
 }
 
