@@ -46,6 +46,34 @@ MISTAKES = {
             "            for k in range(m):\n                result[i, j] += X[i, k] * Y[k, j]\n    return result",
             ["matmul(C, D)"],
         ),
+        # right numbers by a shortcut: @, np.dot in the loops, einsum, broadcasting, the library, .dot, an alias
+        (4, "def matmul(X, Y):\n    return np.asarray(X) @ np.asarray(Y)", ["matmul written with loops"]),
+        (
+            4,
+            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    result = np.zeros((X.shape[0], Y.shape[1]))\n"
+            "    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n"
+            "            result[i, j] = np.dot(X[i], Y[:, j])\n    return result",
+            ["matmul written with loops"],
+        ),
+        (4, "def matmul(X, Y):\n    return np.einsum('ik,kj->ij', X, Y)", ["matmul written with loops"]),
+        (
+            4,
+            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n"
+            "    return (X[:, :, None] * Y[None, :, :]).sum(axis=1)",
+            ["matmul written with loops"],
+        ),
+        (
+            4,
+            "from transformer_math.linalg import matmul_loops\n\n\ndef matmul(X, Y):\n    return matmul_loops(X, Y)",
+            ["matmul written with loops"],
+        ),
+        (4, "def matmul(X, Y):\n    return np.asarray(X).dot(Y)", ["matmul written with loops"]),
+        (
+            4,
+            "from numpy import tensordot as t\n\n\ndef matmul(X, Y):\n"
+            "    return np.array([[t(X, Y, 1)[i, j] for j in range(2 if len(Y[0]) == 2 else 1)] for i in range(2)])",
+            ["matmul written with loops"],
+        ),
     ],
     "softmax": [
         (
