@@ -27,7 +27,7 @@
 # predict what one head, and no positional encoding, will do, and test your prediction. You prepare
 # the data and measure; the library's `init_params`, `train` and `generate`
 # ([Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/)) do the rest, with the
-# forward pass you wrote in [the Transformer block](transformer-block.py) lab. The lab needs the guide's
+# library's `forward`, the computation you wrote in [the Transformer block](https://transformer-math.github.io/mathematics-for-transformers/labs/transformer-block/) lab. The lab needs the guide's
 # library: `pip install git+https://github.com/transformer-math/mathematics-for-transformers`.
 #
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell

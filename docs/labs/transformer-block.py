@@ -332,5 +332,5 @@ check("own code: forward_pass", lambda: yours(forward_pass, params, tokens), [])
 # ## What you built
 #
 # The model of Part IV, token ids in and next-token logits out, in some twenty lines of NumPy, equal
-# to the library's `forward` to $10^{-6}$. The [backward passes lab](backward-passes.py) differentiates
-# the hardest of its pieces, and [Train the tiny Transformer](train-transformer.py) trains it.
+# to the library's `forward` to $10^{-6}$. The [backward passes lab](https://transformer-math.github.io/mathematics-for-transformers/labs/backward-passes/) differentiates
+# the hardest of its pieces, and [Train the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/labs/train-transformer/) trains it.
