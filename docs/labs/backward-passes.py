@@ -129,9 +129,9 @@ check("grad_by_hand", lambda: grad_by_hand, [1 / 3, -2 / 3, 1 / 3])
 # %% [markdown]
 # ## 2. The cross-entropy backward pass
 #
-# For $N$ positions the loss is a mean, so every row of the gradient is divided by $N$:
-# $\partial L / \partial Z = (\operatorname{softmax}(Z) - \operatorname{onehot}(y)) / N$, shape
-# $(N, V)$. `np.eye(V)[y]` gives the one-hot rows.
+# For $N$ positions the loss is the *mean* of the $N$ losses of exercise 1, one per row of $Z$, and row
+# $n$ of $Z$ enters only the $n$-th of them. Write $\partial L / \partial Z$, shape $(N, V)$, for all rows at
+# once (`np.eye(V)[y]` gives the one-hot rows).
 
 
 # %% tags=["exercise"]
@@ -141,6 +141,8 @@ def ce_backward(Z, y):
 
 # %% [markdown]
 # <details><summary>Solution</summary>
+#
+# Row $n$ gets exercise 1's gradient of its own loss, times the $\frac1N$ of the mean.
 #
 # ```python
 # def ce_backward(Z, y):
