@@ -24,7 +24,19 @@ import numpy as np
 import pytest
 
 import transformer_math
-from transformer_math import attention, calculus, information, linalg, model, optim, sample, softmax, stats, train
+from transformer_math import (
+    attention,
+    block,
+    calculus,
+    information,
+    linalg,
+    model,
+    optim,
+    sample,
+    softmax,
+    stats,
+    train,
+)
 from transformer_math.autograd import Value
 
 SAME = "same dtype, finite, equal to ref"
@@ -540,6 +552,20 @@ SPECS |= {
         scalar_rows(OK, zero_ok=False) | {"int": is_(1.5)},
         scalar=True,
     ),
+    "model.init_params(n_layers)": Spec(
+        lambda n: model.init_params(4, 4, 8, n_layers=n),
+        "n_layers",
+        scalar_rows(OK, integer=True, zero_ok=False),
+        scalar=True,
+    ),
+    "block.gelu": Spec(
+        block.gelu,
+        "x",
+        array_defaults(
+            **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "+inf": ValueError, "-inf": ValueError, "1e300": SAME}
+        ),
+        ref=lambda x: 0.5 * x * (1 + np.array([math.erf(t / math.sqrt(2)) for t in x.flat]).reshape(x.shape)),
+    ),
     "model.init_params": Spec(
         lambda v: model.init_params(v, 4, 8),
         "vocab_size",
@@ -682,6 +708,12 @@ for _name, _call, _arg, _rows in [
         lambda v: transformer_math.checks.check_callable(v, "f"),
         "f",
         dict.fromkeys(SCALAR_PROBES, TypeError),
+    ),
+    (
+        "check_choice",
+        lambda v: transformer_math.checks.check_choice(v, "activation", ("relu", "gelu")),
+        "activation",
+        dict.fromkeys(SCALAR_PROBES, TypeError) | {"str": ValueError},
     ),
     (
         "check_generator",
