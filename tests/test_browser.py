@@ -280,6 +280,8 @@ SEARCHES = {
     "causal mask": "part-4/attention/",
     "gradient clipping": "part-3/schedules/",
     "cosine decay": "part-3/schedules/",
+    "RMSNorm": "part-4/modern/",
+    "KV cache": "part-4/modern/",
 }
 SEARCH_RESULTS_JS = """() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => ({
     href: a.getAttribute('href'), text: a.innerText}))"""
