@@ -49,7 +49,9 @@ def measure(repeat: int) -> dict:
             with_cache.append(time.perf_counter() - start)
         rows.append({"n": n, "without_ms": 1e3 * median(without), "with_ms": 1e3 * median(with_cache)})
         print(f"n = {n:4d}: without the cache {rows[-1]['without_ms']:8.3f} ms, with it {rows[-1]['with_ms']:7.3f} ms")
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}"
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}"
+    )
     return {"model": "2 blocks, d = 64, d_ff = 256, 4 heads, V = 65, float64", "machine": machine, "rows": rows}
 
 
