@@ -39,6 +39,19 @@ ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
 _erf = np.frompyfunc(math.erf, 1, 1)  # math.erf, element by element (NumPy has no erf)
 
 
+def prefix(layer: int) -> str:
+    """The prefix of block ``layer``'s names: none for block 0 (the one-block names), ``h{layer}.`` after."""
+    return "" if layer == 0 else f"h{layer}."
+
+
+def n_layers_of(params) -> int:
+    """The number of blocks of ``params``: block 0, then each ``h{l}.W_Q`` that follows."""
+    n = 1
+    while f"h{n}.W_Q" in params:
+        n += 1
+    return n
+
+
 def check_gelu_inputs(x, approximate) -> np.ndarray:
     """``x`` as a finite float array and ``approximate`` as ``"none"`` or ``"tanh"``."""
     x = float_array(x, "x")

@@ -22,10 +22,8 @@ the chain rule to each of these lines in reverse order and returns the gradient 
 to *every* parameter. The training loop is in :mod:`transformer_math.train`, decoding in
 :mod:`transformer_math.sample`.
 
-Options, each as in GPT-2 or nanoGPT: the GELU instead of the ReLU (``activation="gelu"`` or
-``"gelu_tanh"``, an argument of :func:`forward`), learned positions instead of sinusoids
-(``init_params(positions="learned", n_ctx=...)``), and tied embeddings, $W_U = W_E^\top$
-(``init_params(tie_embeddings=True)`` and ``forward(..., tie_embeddings=True)``).
+Options, as in GPT-2: ``activation="gelu"`` (or ``"gelu_tanh"``), learned positions
+(``init_params(positions="learned", n_ctx=...)``) and tied embeddings, $W_U = W_E^\top$ (``tie_embeddings=True``).
 
 Block 0's arrays keep the one-block names (``W_Q``, ``ln1_g``, ...); block $l \geq 1$'s carry the prefix
 ``h{l}.`` (``h1.W_Q``), as nanoGPT's ``transformer.h.1``. Parameters of one float dtype keep it: float32
@@ -55,6 +53,8 @@ from transformer_math.block import (
     block_backward,
     block_forward,
     layer_norm_backward,
+    n_layers_of,
+    prefix,
     weight_grad,
 )
 from transformer_math.checks import check_choice, check_in_range, check_integer, check_no_nan, float_array, token_ids
@@ -71,20 +71,7 @@ __all__ = [
     "loss_and_grads",
 ]
 
-PARAM_NAMES = ("W_E", *BLOCK_NAMES[:6], *BLOCK_NAMES[6:], "lnf_g", "lnf_b", "W_U")  # the one-block model's keys
-
-
-def prefix(layer: int) -> str:
-    """The prefix of block ``layer``'s names: none for block 0 (the one-block names), ``h{layer}.`` after."""
-    return "" if layer == 0 else f"h{layer}."
-
-
-def n_layers_of(params) -> int:
-    """The number of blocks of ``params``: block 0, then each ``h{l}.W_Q`` that follows."""
-    n = 1
-    while f"h{n}.W_Q" in params:
-        n += 1
-    return n
+PARAM_NAMES = ("W_E", *BLOCK_NAMES, "lnf_g", "lnf_b", "W_U")  # the one-block model's keys
 
 
 def check_params(params, tie_embeddings=False) -> np.dtype:
@@ -127,8 +114,8 @@ def check_model_inputs(params, tokens, n_heads, activation="relu", tie_embedding
     return tokens, n_heads
 
 
-def check_init_options(vocab_size, d_model, d_ff, seed, output_scale, n_layers, positions, n_ctx, tie_embeddings):
-    """Every argument of :func:`init_params`, checked; the sizes come back as ints."""
+def check_init_options(vocab_size, d_model, d_ff, seed, output_scale, n_layers, scale, positions, n_ctx, tie):
+    """Every argument of :func:`init_params`, checked: the sizes as ints, and the factor on W_O and W_2."""
     sizes = [check_integer(v, name, minimum=1) for v, name in ((vocab_size, "vocab_size"), (d_model, "d_model"))]
     sizes += [check_integer(d_ff, "d_ff", minimum=1), check_integer(n_layers, "n_layers", minimum=1)]
     check_integer(seed, "seed")
@@ -137,11 +124,14 @@ def check_init_options(vocab_size, d_model, d_ff, seed, output_scale, n_layers, 
         n_ctx = check_integer(n_ctx, "n_ctx", minimum=1)
     elif n_ctx is not None:
         raise ValueError("n_ctx is the length of learned positions; pass positions='learned' with it")
-    if not isinstance(tie_embeddings, bool):
-        raise TypeError(f"tie_embeddings must be True or False, got {tie_embeddings!r}")
-    if tie_embeddings and output_scale != 1.0:
+    if not isinstance(tie, bool):
+        raise TypeError(f"tie_embeddings must be True or False, got {tie!r}")
+    if tie and output_scale != 1.0:
         raise ValueError(f"output_scale must be 1 with tie_embeddings=True (W_U is W_E.T), got {output_scale!r}")
-    return (*sizes, n_ctx)
+    if scale is not None and not isinstance(scale, bool):
+        raise TypeError(f"scale_residual must be True, False or None, got {scale!r}")
+    scaled = sizes[3] > 1 if scale is None else scale  # None: GPT-2's scaling for a deeper model only
+    return (*sizes, n_ctx, 1.0 / math.sqrt(2 * sizes[3]) if scaled else 1.0)
 
 
 # --8<-- [start:init_params]
@@ -218,15 +208,10 @@ def init_params(
     >>> [name for name in deep if name.startswith("h1.W")]
     ['h1.W_Q', 'h1.W_K', 'h1.W_V', 'h1.W_O', 'h1.W_1', 'h1.W_2']
     """
-    vocab_size, d, d_ff, n_layers, n_ctx = check_init_options(
-        vocab_size, d_model, d_ff, seed, output_scale, n_layers, positions, n_ctx, tie_embeddings
-    )
+    vocab_size, d, d_ff, n_layers, n_ctx, residual = check_init_options(
+        vocab_size, d_model, d_ff, seed, output_scale, n_layers, scale_residual, positions, n_ctx, tie_embeddings
+    )  # residual: 1 / sqrt(2L), or 1
     rng = np.random.default_rng(seed)
-    if scale_residual is None:
-        scale_residual = n_layers > 1
-    elif not isinstance(scale_residual, bool):
-        raise TypeError(f"scale_residual must be True, False or None, got {scale_residual!r}")
-    residual = 1.0 / math.sqrt(2 * n_layers) if scale_residual else 1.0
 
     def weight(fan_in, fan_out, scale=1.0):
         return scale * rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))
