@@ -2,17 +2,15 @@ r"""From GPT-2 to Llama: RMSNorm, SwiGLU, rotary positions (RoPE), and a cache o
 
 Four changes separate GPT-2 (2019) from the open models of today (Llama, Mistral, Qwen):
 
-$$
-\begin{aligned}
-\operatorname{RMSNorm}(x) &= \gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon}
-&& \text{LayerNorm without the mean} \\
-\operatorname{SwiGLU}(x) &= \left(\operatorname{SiLU}(x W_g) \odot x W_u\right) W_d
-&& \text{a gated feed-forward layer} \\
-\operatorname{RoPE}(x)_m &= R(m \theta)\, x_m
-&& \text{each pair of features turned by an angle of its position} \\
-K_{1..n}, V_{1..n} &\text{ kept} && \text{each new token computes one row, not } n
-\end{aligned}
-$$
+$$\operatorname{RMSNorm}(x) = \gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon},$$
+
+LayerNorm without the mean;
+
+$$\operatorname{SwiGLU}(x) = \left(\operatorname{SiLU}(x W_g) \odot x W_u\right) W_d,$$
+
+a gated feed-forward layer; RoPE, $x_m \mapsto R(m \theta)\, x_m$, each pair of features turned by an angle
+of its position; and a cache of the keys and values $K_{1..n}, V_{1..n}$, so that each new token computes
+one row, not $n$.
 
 RoPE's rotations make a query at position $m$ and a key at position $n$ meet through
 $R(m\theta)^\top R(n\theta) = R((n - m)\theta)$: the score depends on the positions only through $n - m$.
