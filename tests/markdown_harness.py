@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import importlib.util
 import traceback
 from pathlib import Path
 
@@ -84,6 +85,15 @@ class MarkdownPage(pytest.File):
             )
 
 
+TORCH_SKIP = "PyTorch is not installed; this block runs with the reference extra (pip install -e .[reference])"
+
+
+def needs_missing_torch(code_lines: list[str]) -> bool:
+    """A block that imports torch, where torch cannot be imported: reported as skipped, never silently passed."""
+    imports_torch = any(line.startswith(("import torch", "from torch")) for line in code_lines)
+    return imports_torch and importlib.util.find_spec("torch") is None
+
+
 class CodeBlock(pytest.Item):
     def __init__(self, *, example: Example, **kwargs):
         super().__init__(**kwargs)
@@ -103,6 +113,8 @@ class CodeBlock(pytest.Item):
     def runtest(self):
         fence = self.example.code
         code_lines = self._expand(fence.body, "Python block", fence.open_line)
+        if needs_missing_torch(code_lines):
+            pytest.skip(f"{self.relpath}:{fence.open_line}: {TORCH_SKIP}")
         if code_lines == fence.body:
             # keep the page's line numbers in tracebacks
             filename, code = self.relpath, "\n" * fence.open_line + "\n".join(code_lines)

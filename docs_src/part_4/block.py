@@ -128,7 +128,7 @@ def block_ablation_runs():
     stay 0 for the whole run (only b_2, one vector added to every token, can learn). "no LayerNorm" replaces the
     library's layer_norm and its backward by the identity for the run. One seed each, the set-up of training.md.
     """
-    from contextlib import nullcontext
+    from contextlib import ExitStack
     from unittest import mock
 
     from transformer_math.data import load_text
@@ -157,11 +157,12 @@ def block_ablation_runs():
         names = list(params)
         optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=0.01)
         rng = np.random.default_rng(0)
-        patch = nullcontext()
-        if variant == "no LayerNorm":
-            patch = mock.patch.multiple(
-                "transformer_math.model", layer_norm=identity, layer_norm_backward=identity_backward
-            )
+        patch = ExitStack()
+        if variant == "no LayerNorm":  # every LayerNorm: the blocks' (block.py) and the final one (model.py)
+            for module in ("transformer_math.block", "transformer_math.model"):
+                patch.enter_context(
+                    mock.patch.multiple(module, layer_norm=identity, layer_norm_backward=identity_backward)
+                )
         with patch:
             for _ in range(700):
                 rows = rng.integers(0, len(x_train), size=32)

@@ -39,6 +39,7 @@ __all__ = [
     "check_number",
     "check_in_range",
     "check_callable",
+    "check_choice",
     "check_float_dtype",
     "check_generator",
     "scalar_result",
@@ -179,6 +180,17 @@ def check_callable(f, name: str = "f") -> Callable:
     if not callable(f):
         raise TypeError(f"{name} must be a function (a callable), got {f!r} ({type(f).__name__})")
     return f
+
+
+def check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of the strings ``choices`` (an option such as ``activation``), else an error naming it."""
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r} ({type(value).__name__})"
+        )
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
 
 
 def check_generator(rng, name: str = "rng") -> np.random.Generator:

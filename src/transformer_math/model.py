@@ -1,7 +1,7 @@
-r"""The model of the one-block decoder-only Transformer: parameters, forward, backward by hand.
+r"""The decoder-only Transformer of $L$ pre-LN blocks: parameters, forward, backward by hand.
 
-The whole model is a dictionary of NumPy arrays. With tokens $t_1, \dots, t_n$ and a pre-LayerNorm
-block (as in GPT-2), the forward pass is
+The whole model is a dictionary of NumPy arrays. With tokens $t_1, \dots, t_n$ and pre-LayerNorm
+blocks (as in GPT-2), the forward pass is
 
 $$
 \begin{aligned}
@@ -16,14 +16,18 @@ Z &= \operatorname{LN}_f(X_2)\, W_U \qquad \text{logits, } (n, V)
 $$
 
 with $\operatorname{FFN}(C) = \operatorname{ReLU}(C W_1 + b_1)\, W_2 + b_2$, and the loss is the mean cross
-entropy of the logits against the next tokens. :func:`backward` applies the chain rule to each of these
-lines in reverse order and returns the gradient of the loss with respect to *every* parameter. The
-training loop is in :mod:`transformer_math.train`, decoding in :mod:`transformer_math.sample`.
+entropy of the logits against the next tokens. With ``n_layers=L`` the two middle lines repeat $L$ times
+(:mod:`transformer_math.block`), each block adding to the same residual stream. :func:`backward` applies
+the chain rule to each of these lines in reverse order and returns the gradient of the loss with respect
+to *every* parameter. The training loop is in :mod:`transformer_math.train`, decoding in
+:mod:`transformer_math.sample`.
 
-The building blocks come from the rest of the library: ``softmax`` (:mod:`transformer_math.softmax`),
-``layer_norm`` (:mod:`transformer_math.stats`), ``cross_entropy_from_logits``
-(:mod:`transformer_math.information`) and the attention functions (:mod:`transformer_math.attention`).
-Parameters of one float dtype keep it: float32 parameters give float32 logits and gradients.
+Options, as in GPT-2: ``activation="gelu"`` (or ``"gelu_tanh"``), learned positions
+(``init_params(positions="learned", n_ctx=...)``) and tied embeddings, $W_U = W_E^\top$ (``tie_embeddings=True``).
+
+Block 0's arrays keep the one-block names (``W_Q``, ``ln1_g``, ...); block $l \geq 1$'s carry the prefix
+``h{l}.`` (``h1.W_Q``), as nanoGPT's ``transformer.h.1``. Parameters of one float dtype keep it: float32
+parameters give float32 logits and gradients.
 
 Example
 -------
@@ -41,14 +45,19 @@ import math
 
 import numpy as np
 
-from transformer_math.attention import (
-    causal_mask,
-    merge_heads,
-    positional_encoding,
-    scaled_dot_product_attention,
-    split_heads,
+from transformer_math.attention import positional_encoding
+from transformer_math.block import (
+    ACTIVATIONS,
+    BLOCK_NAMES,
+    LN_EPS,
+    block_backward,
+    block_forward,
+    layer_norm_backward,
+    n_layers_of,
+    prefix,
+    weight_grad,
 )
-from transformer_math.checks import check_in_range, check_integer, check_no_nan, float_array, token_ids
+from transformer_math.checks import check_choice, check_in_range, check_integer, check_no_nan, float_array, token_ids
 from transformer_math.information import check_logits_and_targets, cross_entropy_from_logits
 from transformer_math.softmax import softmax
 from transformer_math.stats import layer_norm
@@ -62,20 +71,25 @@ __all__ = [
     "loss_and_grads",
 ]
 
-LN_EPS = 1e-5
-PARAM_NAMES = tuple(
-    "W_E ln1_g ln1_b W_Q W_K W_V W_O ln2_g ln2_b W_1 b_1 W_2 b_2 lnf_g lnf_b W_U".split()
-)  # init_params' keys
+PARAM_NAMES = ("W_E", *BLOCK_NAMES, "lnf_g", "lnf_b", "W_U")  # the one-block model's keys
 
 
-def check_params(params) -> np.dtype:
+def check_params(params, tie_embeddings=False) -> np.dtype:
     """The one float dtype of ``params``, after checking it has every array of :func:`init_params`."""
     if not isinstance(params, dict):
         raise TypeError(f"params must be a dict of arrays made by init_params, got {type(params).__name__}")
-    missing = [name for name in PARAM_NAMES if name not in params]
+    if not isinstance(tie_embeddings, bool):
+        raise TypeError(f"tie_embeddings must be True or False, got {tie_embeddings!r}")
+    names = ["W_E"] + [prefix(i) + n for i in range(n_layers_of(params)) for n in BLOCK_NAMES]
+    names += ["lnf_g", "lnf_b"] + ([] if tie_embeddings else ["W_U"])
+    missing = [name for name in names if name not in params]
     if missing:
-        raise ValueError(f"params lacks {', '.join(missing)}; make it with init_params")
-    arrays = {name: float_array(params[name], f"params[{name!r}]") for name in PARAM_NAMES}
+        hint = " (or pass tie_embeddings=True)" if missing == ["W_U"] else ""
+        raise ValueError(f"params lacks {', '.join(missing)}; make it with init_params{hint}")
+    if tie_embeddings and "W_U" in params:
+        raise ValueError("tie_embeddings=True, but params has its own W_U; W_E.T is the output projection")
+    names += ["W_P"] if "W_P" in params else []
+    arrays = {name: float_array(params[name], f"params[{name!r}]") for name in names}
     dtypes = {a.dtype for a in arrays.values()}
     if len(dtypes) != 1:
         raise TypeError(f"params must all have one float dtype, got {', '.join(sorted(map(str, dtypes)))}")
@@ -84,9 +98,9 @@ def check_params(params) -> np.dtype:
     return dtypes.pop()
 
 
-def check_model_inputs(params, tokens, n_heads) -> tuple[np.ndarray, int]:
+def check_model_inputs(params, tokens, n_heads, activation="relu", tie_embeddings=False) -> tuple[np.ndarray, int]:
     """``tokens`` as ids of shape ``(n,)`` or ``(batch, n)`` and ``n_heads`` as a divisor of ``d``."""
-    check_params(params)
+    check_params(params, tie_embeddings)
     vocab_size, d = params["W_E"].shape
     tokens = token_ids(tokens, "tokens", vocab_size, item="token")
     if tokens.ndim not in (1, 2) or tokens.shape[-1] == 0 or tokens.size == 0:
@@ -94,12 +108,46 @@ def check_model_inputs(params, tokens, n_heads) -> tuple[np.ndarray, int]:
     n_heads = check_integer(n_heads, "n_heads", minimum=1)
     if d % n_heads != 0:
         raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")
+    check_choice(activation, "activation", ACTIVATIONS)
+    if "W_P" in params and tokens.shape[-1] > len(params["W_P"]):
+        raise ValueError(f"tokens has {tokens.shape[-1]} positions, more than the {len(params['W_P'])} of W_P (n_ctx)")
     return tokens, n_heads
 
 
+def check_init_options(vocab_size, d_model, d_ff, seed, output_scale, n_layers, scale, positions, n_ctx, tie):
+    """Every argument of :func:`init_params`, checked: the sizes as ints, and the factor on W_O and W_2."""
+    sizes = [check_integer(v, name, minimum=1) for v, name in ((vocab_size, "vocab_size"), (d_model, "d_model"))]
+    sizes += [check_integer(d_ff, "d_ff", minimum=1), check_integer(n_layers, "n_layers", minimum=1)]
+    check_integer(seed, "seed")
+    check_in_range(output_scale, "output_scale", 0.0)
+    if check_choice(positions, "positions", ("sinusoidal", "learned")) == "learned":
+        n_ctx = check_integer(n_ctx, "n_ctx", minimum=1)
+    elif n_ctx is not None:
+        raise ValueError("n_ctx is the length of learned positions; pass positions='learned' with it")
+    if not isinstance(tie, bool):
+        raise TypeError(f"tie_embeddings must be True or False, got {tie!r}")
+    if tie and output_scale != 1.0:
+        raise ValueError(f"output_scale must be 1 with tie_embeddings=True (W_U is W_E.T), got {output_scale!r}")
+    if scale is not None and not isinstance(scale, bool):
+        raise TypeError(f"scale_residual must be True, False or None, got {scale!r}")
+    scaled = sizes[3] > 1 if scale is None else scale  # None: GPT-2's scaling for a deeper model only
+    return (*sizes, n_ctx, 1.0 / math.sqrt(2 * sizes[3]) if scaled else 1.0)
+
+
 # --8<-- [start:init_params]
-def init_params(vocab_size, d_model, d_ff, seed=0, output_scale=1.0):
-    r"""Random parameters of the one-block model, as a dictionary of float64 arrays.
+def init_params(
+    vocab_size,
+    d_model,
+    d_ff,
+    seed=0,
+    output_scale=1.0,
+    n_layers=1,
+    scale_residual=None,
+    positions="sinusoidal",
+    n_ctx=None,
+    tie_embeddings=False,
+):
+    r"""Random parameters of a model of ``n_layers`` blocks, as a dictionary of float64 arrays.
 
     Weight matrices are drawn from $\mathcal{N}(0, 1/\text{fan-in})$, so a vector keeps roughly its size
     through each matrix product; LayerNorm gains start at 1, every bias and shift at 0.
@@ -108,6 +156,11 @@ def init_params(vocab_size, d_model, d_ff, seed=0, output_scale=1.0):
     spread $\sigma$ cost about $\ln V + \sigma^2/2$ nats rather than the uniform guess's $\ln V$.
     ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts the model within a few
     hundredths of $\ln V$, close to the uniform guess.
+
+    Each block adds two terms to the residual stream, $2L$ in all. GPT-2 scales the two matrices that
+    write into it, $W_O$ and $W_2$, by $1/\sqrt{2L}$, so that the sum of the $2L$ terms has about the
+    spread of one. ``scale_residual=None`` does so when ``n_layers > 1``; a one-block model keeps the
+    unscaled matrices that Part IV's pages were recorded with. ``True`` or ``False`` decides it for any $L$.
 
     Parameters
     ----------
@@ -121,13 +174,25 @@ def init_params(vocab_size, d_model, d_ff, seed=0, output_scale=1.0):
         Seed of ``np.random.default_rng``.
     output_scale : float, default 1.0
         Factor $\geq 0$ on the output projection $W_U$; the other arrays do not depend on it.
+    n_layers : int, default 1
+        Number of blocks $L \geq 1$.
+    scale_residual : bool or None, default None
+        Multiply $W_O$ and $W_2$ by $1/\sqrt{2L}$ (GPT-2); ``None``: when $L > 1$.
+    positions : {"sinusoidal", "learned"}
+        Fixed sinusoids (no parameters), or a learned table ``W_P`` of shape ``(n_ctx, d)``.
+    n_ctx : int, optional
+        The longest sequence learned positions can hold; only with ``positions="learned"``.
+    tie_embeddings : bool, default False
+        No ``W_U``: the logits are $\operatorname{LN}_f(X)\, W_E^\top$. $W_E$ is then drawn with spread
+        $1/\sqrt d$, the spread of an untied $W_U$.
 
     Returns
     -------
     dict of str to numpy.ndarray
         ``W_E`` $(V, d)$; ``ln1_g``, ``ln1_b`` $(d,)$; ``W_Q``, ``W_K``, ``W_V``, ``W_O`` $(d, d)$;
         ``ln2_g``, ``ln2_b`` $(d,)$; ``W_1`` $(d, d_{ff})$, ``b_1`` $(d_{ff},)$; ``W_2`` $(d_{ff}, d)$,
-        ``b_2`` $(d,)$; ``lnf_g``, ``lnf_b`` $(d,)$; ``W_U`` $(d, V)$.
+        ``b_2`` $(d,)$; the same for each block $l \geq 1$ as ``h{l}.W_Q``, ...; ``lnf_g``, ``lnf_b``
+        $(d,)$; ``W_U`` $(d, V)$ unless tied; ``W_P`` $(n_{ctx}, d)$ if learned.
 
     Examples
     --------
@@ -139,42 +204,40 @@ def init_params(vocab_size, d_model, d_ff, seed=0, output_scale=1.0):
     >>> small = init_params(vocab_size=5, d_model=8, d_ff=16, output_scale=0.1)
     >>> bool(np.allclose(small["W_U"], 0.1 * params["W_U"]) and np.array_equal(small["W_E"], params["W_E"]))
     True
+    >>> deep = init_params(vocab_size=5, d_model=8, d_ff=16, n_layers=2)
+    >>> [name for name in deep if name.startswith("h1.W")]
+    ['h1.W_Q', 'h1.W_K', 'h1.W_V', 'h1.W_O', 'h1.W_1', 'h1.W_2']
     """
-    vocab_size = check_integer(vocab_size, "vocab_size", minimum=1)
-    d_model = check_integer(d_model, "d_model", minimum=1)
-    d_ff = check_integer(d_ff, "d_ff", minimum=1)
-    rng = np.random.default_rng(check_integer(seed, "seed"))
-    output_scale = check_in_range(output_scale, "output_scale", 0.0)
+    vocab_size, d, d_ff, n_layers, n_ctx, residual = check_init_options(
+        vocab_size, d_model, d_ff, seed, output_scale, n_layers, scale_residual, positions, n_ctx, tie_embeddings
+    )  # residual: 1 / sqrt(2L), or 1
+    rng = np.random.default_rng(seed)
 
-    def weight(fan_in, fan_out):
-        return rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))
+    def weight(fan_in, fan_out, scale=1.0):
+        return scale * rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))
 
-    d = d_model
-    return {
-        "W_E": rng.normal(0.0, 1.0, size=(vocab_size, d)),
-        "ln1_g": np.ones(d),
-        "ln1_b": np.zeros(d),
-        "W_Q": weight(d, d),
-        "W_K": weight(d, d),
-        "W_V": weight(d, d),
-        "W_O": weight(d, d),
-        "ln2_g": np.ones(d),
-        "ln2_b": np.zeros(d),
-        "W_1": weight(d, d_ff),
-        "b_1": np.zeros(d_ff),
-        "W_2": weight(d_ff, d),
-        "b_2": np.zeros(d),
-        "lnf_g": np.ones(d),
-        "lnf_b": np.zeros(d),
-        "W_U": output_scale * weight(d, vocab_size),
-    }
+    embed_std = 1.0 / math.sqrt(d) if tie_embeddings else 1.0
+    params = {"W_E": rng.normal(0.0, embed_std, size=(vocab_size, d))}
+    for layer in range(n_layers):
+        p = prefix(layer)
+        params |= {p + "ln1_g": np.ones(d), p + "ln1_b": np.zeros(d)}
+        params |= {p + "W_Q": weight(d, d), p + "W_K": weight(d, d), p + "W_V": weight(d, d)}
+        params |= {p + "W_O": weight(d, d, residual), p + "ln2_g": np.ones(d), p + "ln2_b": np.zeros(d)}
+        params |= {p + "W_1": weight(d, d_ff), p + "b_1": np.zeros(d_ff)}
+        params |= {p + "W_2": weight(d_ff, d, residual), p + "b_2": np.zeros(d)}
+    params |= {"lnf_g": np.ones(d), "lnf_b": np.zeros(d)}
+    if not tie_embeddings:
+        params["W_U"] = output_scale * weight(d, vocab_size)
+    if positions == "learned":
+        params["W_P"] = rng.normal(0.0, embed_std, size=(n_ctx, d))  # as W_E
+    return params
 
 
 # --8<-- [end:init_params]
 
 
 # --8<-- [start:forward]
-def forward(params, tokens, n_heads):
+def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False):
     r"""Logits of the next token at every position, and the intermediate arrays the backward pass needs.
 
     Parameters
@@ -185,13 +248,18 @@ def forward(params, tokens, n_heads):
         Token ids, shape ``(n,)`` or ``(batch, n)``.
     n_heads : int
         Number of attention heads $h$; must divide $d$.
+    activation : {"relu", "gelu", "gelu_tanh"}
+        The feed-forward non-linearity (:func:`~transformer_math.block.gelu`).
+    tie_embeddings : bool, default False
+        The logits are $Z W_E^\top$ (a model made with ``init_params(tie_embeddings=True)``).
 
     Returns
     -------
     logits : numpy.ndarray
         Shape ``tokens.shape + (V,)``.
     cache : dict
-        The intermediate arrays of the forward pass, keyed by the names used in :func:`backward`.
+        The intermediate arrays of the forward pass, keyed by the names used in :func:`backward`:
+        block 0's as ``"x1"``, ``"weights"``, ..., block $l$'s as ``"h{l}.x1"``, ...
 
     Examples
     --------
@@ -202,41 +270,19 @@ def forward(params, tokens, n_heads):
     >>> logits.shape, cache["weights"].shape
     ((2, 3, 5), (2, 2, 3, 3))
     """
-    tokens, n_heads = check_model_inputs(params, tokens, n_heads)
+    tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings)
     n, d = tokens.shape[-1], params["W_E"].shape[1]
+    pe = params["W_P"][:n] if "W_P" in params else positional_encoding(n, d, dtype=params["W_E"].dtype)
 
-    x0 = params["W_E"][tokens] + positional_encoding(n, d, dtype=params["W_E"].dtype)  # (..., n, d)
-    a = layer_norm(x0, params["ln1_g"], params["ln1_b"], eps=LN_EPS)
-    q = split_heads(a @ params["W_Q"], n_heads)  # (..., h, n, d_head)
-    k = split_heads(a @ params["W_K"], n_heads)
-    v = split_heads(a @ params["W_V"], n_heads)
-    heads, weights = scaled_dot_product_attention(q, k, v, causal_mask(n))  # weights: (..., h, n, n)
-    o = merge_heads(heads)  # (..., n, d)
-    x1 = x0 + o @ params["W_O"]  # residual around attention
-    c = layer_norm(x1, params["ln2_g"], params["ln2_b"], eps=LN_EPS)
-    u = c @ params["W_1"] + params["b_1"]  # (..., n, d_ff)
-    r = np.maximum(u, 0.0)  # ReLU
-    x2 = x1 + r @ params["W_2"] + params["b_2"]  # residual around feed-forward
-    z = layer_norm(x2, params["lnf_g"], params["lnf_b"], eps=LN_EPS)
-    logits = z @ params["W_U"]  # (..., n, V)
-
-    cache = {
-        "tokens": tokens,
-        "n_heads": n_heads,
-        "x0": x0,
-        "a": a,
-        "q": q,
-        "k": k,
-        "v": v,
-        "weights": weights,
-        "o": o,
-        "x1": x1,
-        "c": c,
-        "u": u,
-        "r": r,
-        "x2": x2,
-        "z": z,
-    }
+    x = params["W_E"][tokens] + pe  # (..., n, d): embeddings plus positions
+    cache = {"tokens": tokens, "n_heads": n_heads, "activation": activation, "x0": x}
+    for layer in range(n_layers_of(params)):  # each block adds to the residual stream
+        p = prefix(layer)
+        x, block_cache = block_forward({name: params[p + name] for name in BLOCK_NAMES}, x, n_heads, activation)
+        cache |= {p + name: value for name, value in block_cache.items()} | {p + "x2": x}
+    z = layer_norm(x, params["lnf_g"], params["lnf_b"], eps=LN_EPS)
+    logits = z @ (params["W_E"].T if tie_embeddings else params["W_U"])  # (..., n, V)
+    cache |= {"z": z, "tie_embeddings": tie_embeddings}
     return logits, cache
 
 
@@ -265,77 +311,13 @@ def cross_entropy_backward(logits, targets):
 # --8<-- [end:cross_entropy_backward]
 
 
-def check_layer_norm_backward_inputs(dy, x, gamma) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``dy``, ``x`` and ``gamma`` as finite float arrays in ``x``'s dtype (as in ``layer_norm``), shaped
-    ``x.shape``, ``x.shape`` and ``(d,)``."""
-    dy, x, gamma = float_array(dy, "dy"), float_array(x, "x"), float_array(gamma, "gamma")
-    if x.ndim == 0 or x.shape[-1] == 0 or dy.shape != x.shape or gamma.shape != x.shape[-1:]:
-        raise ValueError(
-            f"layer_norm_backward needs dy shaped like x and gamma of shape (d,) with d = x.shape[-1]; "
-            f"got dy {dy.shape}, x {x.shape}, gamma {gamma.shape}"
-        )
-    for name, a in (("dy", dy), ("x", x), ("gamma", gamma)):
-        check_no_nan(a, name, finite=True)
-    return dy.astype(x.dtype, copy=False), x, gamma.astype(x.dtype, copy=False)
-
-
-# --8<-- [start:layer_norm_backward]
-def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
-    r"""Backward pass of $y = \gamma \odot \hat x + \beta$ with $\hat x = (x - \mu) / \sqrt{\sigma^2 + \varepsilon}$.
-
-    With $g = \gamma \odot \partial L / \partial y$ and $s = \sqrt{\sigma^2 + \varepsilon}$, per token
-
-    $$\frac{\partial L}{\partial x} = \frac{1}{s}\left(g - \operatorname{mean}(g) - \hat x\, \operatorname{mean}(g \odot \hat x)\right),$$
-
-    where $\operatorname{mean}$ averages over the $d$ features: subtracting the mean and dividing by the
-    spread both depend on every feature, and these two terms undo exactly that.
-
-    Returns
-    -------
-    dx, dgamma, dbeta : numpy.ndarray
-        Shapes ``x.shape``, ``(d,)`` and ``(d,)``; the gains' gradients are summed over all tokens.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from transformer_math.model import layer_norm_backward
-    >>> x = np.array([[1.0, 2.0, 4.0]])
-    >>> dx, dg, db = layer_norm_backward(np.ones((1, 3)), x, np.ones(3))
-    >>> print(np.abs(dx).max() < 1e-12, db)     # adding the same to every output changes nothing
-    True [1. 1. 1.]
-    """
-    dy, x, gamma = check_layer_norm_backward_inputs(dy, x, gamma)
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught just below
-        var = x.var(axis=-1, keepdims=True)
-    if not np.all(
-        np.isfinite(var)
-    ):  # |x| past about 1e154: work on x / c, as x_hat does not change and dx scales by 1/c
-        c = np.max(np.abs(x))
-        dx, dgamma, dbeta = layer_norm_backward(dy, x / c, gamma, eps / c / c)
-        return dx / c, dgamma, dbeta
-    s = np.sqrt(var + eps)
-    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s
-    g = dy * gamma
-    dx = (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) / s
-    d = x.shape[-1]
-    return dx, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)
-
-
-# --8<-- [end:layer_norm_backward]
-
-
-def weight_grad(inputs, d_outputs):
-    """``inputs^T @ d_outputs`` summed over every token of every sequence: the gradient of a weight matrix."""
-    return inputs.reshape(-1, inputs.shape[-1]).T @ d_outputs.reshape(-1, d_outputs.shape[-1])
-
-
 def check_backward_inputs(params, cache, dlogits) -> np.ndarray:
     """``dlogits`` as a finite array of the parameters' dtype, shaped like the logits of ``cache``."""
-    dtype = check_params(params)
     if not isinstance(cache, dict) or "z" not in cache or "n_heads" not in cache:
         raise TypeError(f"cache must be the dict that forward returns, got {type(cache).__name__}")
+    dtype = check_params(params, cache["tie_embeddings"])
     dlogits = float_array(dlogits, "dlogits")
-    shape = cache["z"].shape[:-1] + params["W_U"].shape[-1:]
+    shape = cache["z"].shape[:-1] + params["W_E"].shape[:1]
     if dlogits.shape != shape:
         raise ValueError(f"dlogits must be shaped like the logits, {shape}, got {dlogits.shape}")
     check_no_nan(dlogits, "dlogits", finite=True)
@@ -350,8 +332,9 @@ def backward(params, cache, dlogits):
 
     Each forward line $Y = X W$ gives $\partial L/\partial W = X^\top \partial L/\partial Y$ and
     $\partial L/\partial X = \partial L/\partial Y\, W^\top$; a residual $Y = X + F(X)$ passes
-    $\partial L/\partial Y$ through unchanged *and* through $F$; an embedding lookup adds each token's
-    row gradient into its row of $W_E$.
+    $\partial L/\partial Y$ through unchanged *and* through $F$ (:func:`~transformer_math.block.block_backward`,
+    once per block, the last first); an embedding lookup adds each token's row gradient into its row of
+    $W_E$. With tied embeddings $W_E$ also gets the gradient of $W_U = W_E^\top$: the two paths add up.
 
     Parameters
     ----------
@@ -378,44 +361,30 @@ def backward(params, cache, dlogits):
     """
     P, C = params, cache
     dlogits = check_backward_inputs(params, cache, dlogits)
-    n_heads, d_head = C["n_heads"], C["q"].shape[-1]
+    n_layers, tied = n_layers_of(P), C["tie_embeddings"]
     grads = {}
 
-    # logits = z @ W_U, z = LN_f(x2)
-    grads["W_U"] = weight_grad(C["z"], dlogits)
-    dz = dlogits @ P["W_U"].T
-    dx2, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dz, C["x2"], P["lnf_g"])
+    # logits = z @ W_U, z = LN_f(x): x is the last block's output
+    dW_U = weight_grad(C["z"], dlogits)
+    dz = dlogits @ (P["W_E"] if tied else P["W_U"].T)
+    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dz, C[prefix(n_layers - 1) + "x2"], P["lnf_g"])
 
-    # x2 = x1 + relu(c @ W_1 + b_1) @ W_2 + b_2, c = LN_2(x1)
-    grads["W_2"] = weight_grad(C["r"], dx2)
-    grads["b_2"] = dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)
-    du = (dx2 @ P["W_2"].T) * (C["u"] > 0)  # ReLU passes gradient where u > 0
-    grads["W_1"] = weight_grad(C["c"], du)
-    grads["b_1"] = du.reshape(-1, du.shape[-1]).sum(axis=0)
-    dc = du @ P["W_1"].T
-    dx1_ffn, grads["ln2_g"], grads["ln2_b"] = layer_norm_backward(dc, C["x1"], P["ln2_g"])
-    dx1 = dx2 + dx1_ffn  # residual: both paths add up
-
-    # x1 = x0 + merge(softmax(q k^T / sqrt(d_head)) v) @ W_O
-    grads["W_O"] = weight_grad(C["o"], dx1)
-    d_heads = split_heads(dx1 @ P["W_O"].T, n_heads)  # (..., h, n, d_head)
-    w = C["weights"]
-    dv = np.swapaxes(w, -1, -2) @ d_heads
-    dw = d_heads @ np.swapaxes(C["v"], -1, -2)
-    dscores = w * (dw - np.sum(dw * w, axis=-1, keepdims=True))  # softmax backward; 0 where masked
-    dq = dscores @ C["k"] / math.sqrt(d_head)
-    dk = np.swapaxes(dscores, -1, -2) @ C["q"] / math.sqrt(d_head)
-    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)  # back to (..., n, d)
-    grads["W_Q"] = weight_grad(C["a"], dq)
-    grads["W_K"] = weight_grad(C["a"], dk)
-    grads["W_V"] = weight_grad(C["a"], dv)
-    da = dq @ P["W_Q"].T + dk @ P["W_K"].T + dv @ P["W_V"].T
-    dx0_attn, grads["ln1_g"], grads["ln1_b"] = layer_norm_backward(da, C["x0"], P["ln1_g"])
-    dx0 = dx1 + dx0_attn
+    for layer in reversed(range(n_layers)):  # the last block first
+        p = prefix(layer)
+        block = {name: P[p + name] for name in BLOCK_NAMES}
+        block_cache = {name: C[p + name] for name in ("a", "q", "k", "v", "weights", "o", "x1", "c", "u", "r")}
+        x_in = C["x0"] if layer == 0 else C[prefix(layer - 1) + "x2"]
+        dx, block_grads = block_backward(block, block_cache, x_in, dx, C["n_heads"], C["activation"])
+        grads |= {p + name: g for name, g in block_grads.items()}
 
     # x0 = W_E[tokens] + PE: each position's gradient goes to its token's row
-    grads["W_E"] = np.zeros_like(P["W_E"])
-    np.add.at(grads["W_E"], C["tokens"].reshape(-1), dx0.reshape(-1, dx0.shape[-1]))
+    grads["W_E"] = dW_U.T.copy() if tied else np.zeros_like(P["W_E"])  # tied: W_U = W_E^T's path too
+    np.add.at(grads["W_E"], C["tokens"].reshape(-1), dx.reshape(-1, dx.shape[-1]))
+    if not tied:
+        grads["W_U"] = dW_U
+    if "W_P" in P:  # learned positions: position i's gradient, summed over the batch
+        grads["W_P"] = np.zeros_like(P["W_P"])
+        grads["W_P"][: dx.shape[-2]] = dx.reshape(-1, *dx.shape[-2:]).sum(axis=0)
     return {name: grads[name] for name in params}  # same order as params
 
 
@@ -423,7 +392,7 @@ def backward(params, cache, dlogits):
 
 
 # --8<-- [start:loss_and_grads]
-def loss_and_grads(params, tokens, targets, n_heads):
+def loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embeddings=False):
     r"""Mean cross entropy of the next-token predictions, and its gradient for every parameter.
 
     Examples
@@ -435,7 +404,7 @@ def loss_and_grads(params, tokens, targets, n_heads):
     >>> print(round(loss, 4), sorted(grads) == sorted(params))
     1.8768 True
     """
-    logits, cache = forward(params, tokens, n_heads)
+    logits, cache = forward(params, tokens, n_heads, activation, tie_embeddings)
     loss = cross_entropy_from_logits(logits, targets)
     return loss, backward(params, cache, cross_entropy_backward(logits, targets))
 

@@ -22,6 +22,8 @@ import numpy as np
 
 from transformer_math.checks import check_generator, check_in_range, check_integer, float_array, token_ids
 from transformer_math.model import check_model_inputs, check_params, forward
+from transformer_math.modern import forward_cached
+from transformer_math.modern import kv_cache as new_kv_cache
 from transformer_math.softmax import check_rows, softmax
 
 __all__ = ["sampling_distribution", "sample_token", "generate"]
@@ -135,32 +137,62 @@ def sample_token(logits, rng, temperature=1.0, top_k=None, top_p=None):
 # --8<-- [end:sample_token]
 
 
-def check_generate_inputs(params, prompt, n_new, n_heads, context, temperature, top_k, top_p, seed):
+def check_generate_inputs(params, prompt, n_new, n_heads, context, temperature, top_k, top_p, seed, options):
     """The prompt as a list of ids, ``n_new`` and ``context`` as ints, after checking every option once."""
-    check_params(params)
+    check_params(params, options[1])  # options: activation, tie_embeddings, kv_cache
     tokens = token_ids(prompt, "prompt", params["W_E"].shape[0], item="token") if np.size(prompt) else prompt
     if np.ndim(tokens) != 1 or np.size(tokens) == 0:
         raise ValueError(f"prompt must be a non-empty 1-D sequence of token ids, got {prompt!r}")
-    check_model_inputs(params, tokens, n_heads)
     n_new = check_integer(n_new, "n_new")
     if context is not None:
         context = check_integer(context, "context", minimum=1)
+    if "W_P" in params:  # learned positions: at most n_ctx tokens in view, as nanoGPT crops to block_size
+        n_ctx = len(params["W_P"])
+        if context is not None and context > n_ctx:
+            raise ValueError(f"context = {context} is longer than the n_ctx = {n_ctx} positions of W_P")
+        context = n_ctx if context is None else context
+    check_model_inputs(params, tokens[-context:] if context else tokens, n_heads, *options[:2])
     check_sampling(np.zeros(params["W_E"].shape[0]), temperature, top_k, top_p)
     if (top_k is not None or top_p is not None) and temperature == 0:
         raise ValueError("top_k and top_p need temperature > 0; temperature = 0 is greedy decoding")
     check_integer(seed, "seed")
+    if not isinstance(options[2], bool):
+        raise TypeError(f"kv_cache must be True or False, got {options[2]!r}")
+    if options[2] and context is not None and len(tokens) + n_new > context:
+        raise ValueError(
+            f"kv_cache=True keeps every token, so prompt + n_new = {len(tokens) + n_new} tokens must fit in "
+            f"context = {context}; a cache longer than the context is refused (without it, the window slides)"
+        )
     return [int(t) for t in tokens], n_new, context
 
 
 # --8<-- [start:generate]
-def generate(params, prompt, n_new, n_heads, context=None, temperature=0.0, top_k=None, top_p=None, seed=0):
+def generate(
+    params,
+    prompt,
+    n_new,
+    n_heads,
+    context=None,
+    temperature=0.0,
+    top_k=None,
+    top_p=None,
+    seed=0,
+    activation="relu",
+    tie_embeddings=False,
+    kv_cache=False,
+):
     r"""Continue ``prompt`` by ``n_new`` tokens, each drawn by :func:`sample_token` from the last position's logits.
 
     With the default ``temperature=0`` each new token is the most probable one (greedy decoding, no
     randomness); with ``temperature > 0`` it is sampled, optionally from the ``top_k`` or ``top_p``
     most probable tokens only, by ``np.random.default_rng(seed)``: the same seed gives the same text.
     The model only ever saw sequences of its training length, so ``context`` (if given) keeps just the
-    last ``context`` tokens as its input.
+    last ``context`` tokens as its input (with learned positions, at most their ``n_ctx``).
+    ``activation`` and ``tie_embeddings`` are the model's options, as in :func:`~transformer_math.model.forward`.
+
+    ``kv_cache=True`` runs the prompt once and then each new token alone, keeping every block's keys and
+    values (:func:`~transformer_math.modern.forward_cached`): the same tokens, at $O(n)$ instead of
+    $O(n^2)$ attention work per token. The whole sequence must then fit in ``context``.
 
     Examples
     --------
@@ -172,14 +204,24 @@ def generate(params, prompt, n_new, n_heads, context=None, temperature=0.0, top_
     >>> a = generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3)
     >>> a == generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3)
     True
+    >>> a == generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3, kv_cache=True)
+    True
     """
     tokens, n_new, context = check_generate_inputs(
-        params, prompt, n_new, n_heads, context, temperature, top_k, top_p, seed
+        params, prompt, n_new, n_heads, context, temperature, top_k, top_p, seed, (activation, tie_embeddings, kv_cache)
     )
     rng = np.random.default_rng(seed)
+    if kv_cache:
+        cache = new_kv_cache(params, len(tokens) + n_new)
+        logits = forward_cached(params, tokens, n_heads, cache, activation, tie_embeddings)  # the prompt, once
+        for i in range(n_new):
+            tokens.append(sample_token(logits[-1], rng, temperature, top_k, top_p))
+            if i < n_new - 1:  # the new token alone: one row per block
+                logits = forward_cached(params, tokens[-1:], n_heads, cache, activation, tie_embeddings)
+        return tokens
     for _ in range(n_new):
         window = tokens if context is None else tokens[-context:]
-        logits, _ = forward(params, np.array(window), n_heads)
+        logits, _ = forward(params, np.array(window), n_heads, activation, tie_embeddings)
         tokens.append(sample_token(logits[-1], rng, temperature, top_k, top_p))
     return tokens
 

@@ -44,9 +44,11 @@ def check_stream(stream, seq_len) -> tuple[np.ndarray, int]:
     return stream, seq_len
 
 
-def check_training_inputs(params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed):
+def check_training_inputs(
+    params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed, options
+):
     """Every argument of :func:`train` checked before the first forward pass, so a bad one costs no time."""
-    tokens, n_heads = check_model_inputs(params, tokens, n_heads)
+    tokens, n_heads = check_model_inputs(params, tokens, n_heads, *options)
     targets = integer_array(targets, "targets")
     if targets.shape != tokens.shape:
         raise ValueError(f"targets must have the shape of tokens, {tokens.shape}, got {targets.shape}")
@@ -108,6 +110,8 @@ def train(
     warmup_steps=None,
     batch_size=None,
     seed=0,
+    activation="relu",
+    tie_embeddings=False,
 ):
     r"""Training with AdamW; ``params`` is updated in place. Returns the loss before each step.
 
@@ -119,7 +123,8 @@ def train(
 
     By default every step uses every window (full batch). With ``batch_size`` each step uses that many
     windows, drawn at random (with replacement) by ``np.random.default_rng(seed)``, and the losses
-    returned are those of these mini-batches.
+    returned are those of these mini-batches. ``activation`` and ``tie_embeddings`` are passed to
+    :func:`~transformer_math.model.loss_and_grads`; the model's depth is that of ``params``.
 
     Examples
     --------
@@ -139,18 +144,19 @@ def train(
     >>> bool(losses[-1] < losses[0] / 10)
     True
     """
+    options = (activation, tie_embeddings)  # the model's options, for every forward pass
     tokens, targets, n_heads, steps, rng = check_training_inputs(
-        params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed
+        params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed, options
     )
     names = list(params)
     optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=weight_decay)
     losses = []
     for t in range(steps):
         if batch_size is None:
-            loss, grads = loss_and_grads(params, tokens, targets, n_heads)
+            loss, grads = loss_and_grads(params, tokens, targets, n_heads, *options)
         else:
             rows = rng.integers(0, len(tokens), size=batch_size)  # a random mini-batch of windows
-            loss, grads = loss_and_grads(params, tokens[rows], targets[rows], n_heads)
+            loss, grads = loss_and_grads(params, tokens[rows], targets[rows], n_heads, *options)
         grads = [grads[name] for name in names]
         if max_grad_norm is not None:
             grads, _ = clip_grad_norm(grads, max_grad_norm)

@@ -19,6 +19,7 @@ import pytest
 from nbclient import NotebookClient
 
 from tests.background import background
+from tests.markdown_harness import needs_missing_torch
 from tools.chapter_notebook import chapter_notebook
 from tools.docblocks import normalize, pair_examples
 from tools.kernels import KernelManager
@@ -82,6 +83,8 @@ def test_notebook_run_in_one_kernel_prints_the_page_outputs(page, executed):
     problems = []
     for before, after in zip(recorded, ran):
         line = before.metadata["page_line"]
+        if needs_missing_torch(before.source.splitlines()):
+            continue  # the page's test run reports this block as skipped, with its reason
         errors = [o for o in after.outputs if o.output_type == "error"]
         if errors:
             problems.append(f"block at line {line} raised {errors[0].ename}: {errors[0].evalue}")

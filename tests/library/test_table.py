@@ -27,7 +27,20 @@ import numpy as np
 import pytest
 
 import transformer_math
-from transformer_math import attention, calculus, information, linalg, model, optim, sample, softmax, stats, train
+from transformer_math import (
+    attention,
+    block,
+    calculus,
+    information,
+    linalg,
+    model,
+    modern,
+    optim,
+    sample,
+    softmax,
+    stats,
+    train,
+)
 from transformer_math.autograd import Value
 
 SAME = "same dtype, finite, equal to ref"
@@ -191,6 +204,13 @@ def linear_in_dlogits(result, scale):
 CAUSAL = attention.causal_mask(3)
 PARAMS = model.init_params(vocab_size=4, d_model=4, d_ff=8)
 LOGITS, CACHE = model.forward(PARAMS, np.array([0, 1, 2]), n_heads=2)
+
+
+def SWIGLU_WEIGHTS(x):  # noqa: N802  w_gate = w_up = ones (d, 2), w_down = 0.5 (2, 1): swiglu(x) = silu(s) * s, s = sum(x)
+    d, dtype = np.shape(x)[-1] if np.ndim(x) else 1, np.asarray(x).dtype
+    dtype = dtype if dtype.kind == "f" else np.float64
+    return np.ones((d, 2), dtype), np.ones((d, 2), dtype), np.full((2, 1), 0.5, dtype)
+
 
 SPECS: dict[str, Spec] = {
     # --- linalg: matmul_loops and dot reproduce A @ B and np.dot, integers and NaN included ---------
@@ -621,6 +641,64 @@ SPECS |= {
         scalar_rows(OK, zero_ok=False) | {"int": is_(1.5)},
         scalar=True,
     ),
+    "model.init_params(n_layers)": Spec(
+        lambda n: model.init_params(4, 4, 8, n_layers=n),
+        "n_layers",
+        scalar_rows(OK, integer=True, zero_ok=False),
+        scalar=True,
+    ),
+    "block.gelu": Spec(
+        block.gelu,
+        "x",
+        array_defaults(
+            **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "+inf": ValueError, "-inf": ValueError, "1e300": SAME}
+        ),
+        ref=lambda x: 0.5 * x * (1 + np.array([math.erf(t / math.sqrt(2)) for t in x.flat]).reshape(x.shape)),
+    ),
+    "modern.rms_norm": Spec(
+        modern.rms_norm,
+        "x",
+        array_defaults(**{"+inf": ValueError, "-inf": ValueError, "1e300": SAME, "wrong rank": SAME}),
+        ref=lambda x: x / np.sqrt(np.mean(np.asarray(x, np.longdouble) ** 2, axis=-1, keepdims=True) + 1e-6),
+    ),  # torch.nn.RMSNorm(d, eps=1e-6)
+    "modern.silu": Spec(
+        modern.silu,
+        "x",
+        array_defaults(
+            **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "+inf": ValueError, "-inf": ValueError, "1e300": SAME}
+        ),
+        ref=lambda x: x / (1 + np.exp(-np.asarray(x, np.longdouble))),  # torch.nn.functional.silu
+    ),
+    "modern.swiglu": Spec(
+        lambda x: modern.swiglu(x, *SWIGLU_WEIGHTS(x)),
+        "x",
+        array_defaults(
+            **{"+inf": ValueError, "-inf": ValueError, "1e300": is_([np.inf]), "empty": is_([0.0]), "wrong rank": SAME}
+        ),
+        ref=lambda x: (lambda s: s * s / (1 + np.exp(-np.asarray(s, np.longdouble))))(
+            np.sum(x, axis=-1, keepdims=True)
+        ),
+    ),
+    "modern.apply_rope": Spec(
+        lambda x: modern.apply_rope(np.stack([x, x], axis=-1) if np.ndim(x) == 1 else x),
+        "x",
+        array_defaults(**{"+inf": ValueError, "-inf": ValueError, "1e300": SAME, "empty": SAME}),
+        ref=lambda x: (lambda m: np.stack([x * (np.cos(m) - np.sin(m)), x * (np.sin(m) + np.cos(m))], axis=-1))(
+            np.arange(len(x))
+        ),
+    ),
+    "modern.kv_cache": Spec(
+        lambda n: modern.kv_cache(PARAMS, n),
+        "max_len",
+        scalar_rows(OK, integer=True, zero_ok=False),
+        scalar=True,
+    ),
+    "modern.forward_cached": Spec(
+        lambda n: modern.forward_cached(PARAMS, np.array([0, 1]), n, modern.kv_cache(PARAMS, 4)),
+        "n_heads",
+        scalar_rows(OK, integer=True, zero_ok=False) | {"int": ValueError},
+        scalar=True,  # 3 does not divide d = 4
+    ),
     "model.init_params": Spec(
         lambda v: model.init_params(v, 4, 8),
         "vocab_size",
@@ -773,6 +851,12 @@ for _name, _call, _arg, _rows in [
         lambda v: transformer_math.checks.check_callable(v, "f"),
         "f",
         dict.fromkeys(SCALAR_PROBES, TypeError),
+    ),
+    (
+        "check_choice",
+        lambda v: transformer_math.checks.check_choice(v, "activation", ("relu", "gelu")),
+        "activation",
+        dict.fromkeys(SCALAR_PROBES, TypeError) | {"str": ValueError},
     ),
     (
         "check_generator",

@@ -144,6 +144,10 @@ SEARCHES = {
     "causal mask": "part-4/attention/",
     "gradient clipping": "part-3/schedules/",
     "cosine decay": "part-3/schedules/",
+    "RMSNorm": "part-4/modern/",
+    "KV cache": "part-4/modern/",
+    "singular value": "part-1/rank-and-svd/",
+    "bigram": "part-2/practice/",
 }
 SEARCH_RESULTS_JS = """() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => ({
     href: a.getAttribute('href'), text: a.innerText}))"""

@@ -1,0 +1,275 @@
+r"""From GPT-2 to Llama: RMSNorm, SwiGLU, rotary positions (RoPE), and a cache of keys and values.
+
+Four changes separate GPT-2 (2019) from the open models of today (Llama, Mistral, Qwen):
+
+$$\operatorname{RMSNorm}(x) = \gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon},$$
+
+LayerNorm without the mean;
+
+$$\operatorname{SwiGLU}(x) = \left(\operatorname{SiLU}(x W_g) \odot x W_u\right) W_d,$$
+
+a gated feed-forward layer; RoPE, $x_m \mapsto R(m \theta)\, x_m$, each pair of features turned by an angle
+of its position; and a cache of the keys and values $K_{1..n}, V_{1..n}$, so that each new token computes
+one row, not $n$.
+
+RoPE's rotations make a query at position $m$ and a key at position $n$ meet through
+$R(m\theta)^\top R(n\theta) = R((n - m)\theta)$: the score depends on the positions only through $n - m$.
+The cache (:func:`forward_cached`) is used by :func:`~transformer_math.sample.generate` with
+``kv_cache=True``.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.modern import rms_norm
+>>> print(rms_norm(np.array([3.0, 4.0]), eps=0.0).round(4))   # divided by sqrt((9 + 16) / 2)
+[0.8485 1.1314]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.attention import merge_heads, positional_encoding, scaled_dot_product_attention, split_heads
+from transformer_math.block import BLOCK_NAMES, LN_EPS, activate
+from transformer_math.checks import check_in_range, check_integer, check_no_nan, float_array, integer_array, wide
+from transformer_math.model import check_model_inputs, n_layers_of, prefix
+from transformer_math.stats import layer_norm
+
+__all__ = ["rms_norm", "silu", "swiglu", "apply_rope", "kv_cache", "forward_cached"]
+
+
+def finite_floats(x, name: str) -> np.ndarray:
+    """``x`` as a finite float array (float16/32/64 kept, integers to float64)."""
+    x = float_array(x, name)
+    check_no_nan(x, name, finite=True)
+    return x
+
+
+def check_rms_norm_inputs(x, gamma, eps) -> tuple[np.ndarray, np.ndarray | None, float]:
+    x = finite_floats(x, "x")
+    if x.ndim == 0 or x.shape[-1] == 0:
+        raise ValueError(f"x must have a feature axis of width d >= 1, got shape {x.shape}")
+    if gamma is not None:
+        gamma = finite_floats(gamma, "gamma")
+        if gamma.shape != x.shape[-1:]:
+            raise ValueError(f"gamma must have shape ({x.shape[-1]},), one gain per feature, got {gamma.shape}")
+    return x, gamma, check_in_range(eps, "eps", 0.0)
+
+
+# --8<-- [start:rms_norm]
+def rms_norm(x, gamma=None, eps=1e-6):
+    r"""RMSNorm: $\gamma \odot x / \sqrt{\tfrac1d \sum_i x_i^2 + \varepsilon}$ over the last axis (Zhang & Sennrich, 2019).
+
+    LayerNorm subtracts the mean, then divides by the spread; RMSNorm only divides, by the root mean
+    square. It is ``torch.nn.RMSNorm(d, eps=eps)``; Llama uses it with $\varepsilon$ from $10^{-6}$ to
+    $10^{-5}$ and no shift $\beta$.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from transformer_math.modern import rms_norm
+    >>> y = rms_norm(np.array([[1.0, 2.0, 3.0, 6.0]]))
+    >>> print(y.round(4), np.sqrt(np.mean(y**2)).round(4))   # root mean square 1, mean not 0
+    [[0.2828 0.5657 0.8485 1.6971]] 1.0
+    """
+    x, gamma, eps = check_rms_norm_inputs(x, gamma, eps)
+    w = wide(x)  # squares in float64 at least: float16's 300**2 would overflow
+    with np.errstate(over="ignore"):
+        mean_square = np.mean(w * w, axis=-1, keepdims=True)
+    if not np.all(np.isfinite(mean_square)):  # |x| past 1e154: divide by the largest first, as y does not change
+        c = np.max(np.abs(w), axis=-1, keepdims=True)
+        w, mean_square, eps = w / c, np.mean((w / c) ** 2, axis=-1, keepdims=True), eps / c / c
+    y = w / np.sqrt(mean_square + eps)
+    return (y if gamma is None else y * gamma).astype(x.dtype, copy=False)
+
+
+# --8<-- [end:rms_norm]
+
+
+# --8<-- [start:silu]
+def silu(x):
+    r"""SiLU (also called swish): $x \cdot \sigma(x) = x / (1 + e^{-x})$, ``torch.nn.functional.silu``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from transformer_math.modern import silu
+    >>> print(silu(np.array([-2.0, 0.0, 2.0])).round(4))
+    [-0.2384  0.      1.7616]
+    """
+    x = finite_floats(x, "x")
+    e = np.exp(-np.abs(x))  # never overflows: sigma(x) = 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below
+    sigma = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return (x * sigma).astype(x.dtype, copy=False)
+
+
+# --8<-- [end:silu]
+
+
+def check_swiglu_inputs(x, w_gate, w_up, w_down):
+    x = finite_floats(x, "x")
+    arrays = [finite_floats(w, name) for w, name in ((w_gate, "w_gate"), (w_up, "w_up"), (w_down, "w_down"))]
+    d = x.shape[-1] if x.ndim else None
+    d_ff = arrays[0].shape[-1] if arrays[0].ndim == 2 else None
+    if d is None or arrays[0].shape != (d, d_ff) or arrays[1].shape != (d, d_ff) or arrays[2].shape[:1] != (d_ff,):
+        raise ValueError(
+            f"swiglu needs x (..., d), w_gate and w_up (d, d_ff), w_down (d_ff, d_out); got x {x.shape}, "
+            f"w_gate {arrays[0].shape}, w_up {arrays[1].shape}, w_down {arrays[2].shape}"
+        )
+    dtypes = {a.dtype for a in [x, *arrays]}
+    if len(dtypes) != 1:
+        raise TypeError(f"x and the weights must have one float dtype, got {', '.join(sorted(map(str, dtypes)))}")
+    return x, *arrays
+
+
+# --8<-- [start:swiglu]
+def swiglu(x, w_gate, w_up, w_down):
+    r"""The feed-forward layer of Llama: $\left(\operatorname{SiLU}(x W_g) \odot x W_u\right) W_d$ (Shazeer, 2020).
+
+    Two projections of the same input: one, through the SiLU, decides how much of the other passes (a
+    gate). Three matrices instead of two, so Llama takes $d_{ff} \approx \tfrac83 d$ instead of $4d$ to
+    keep the count of weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from transformer_math.modern import swiglu
+    >>> rng = np.random.default_rng(0)
+    >>> x, w_g, w_u, w_d = rng.normal(size=(3, 4)), rng.normal(size=(4, 6)), rng.normal(size=(4, 6)), rng.normal(size=(6, 4))
+    >>> swiglu(x, w_g, w_u, w_d).shape
+    (3, 4)
+    """
+    x, w_gate, w_up, w_down = check_swiglu_inputs(x, w_gate, w_up, w_down)
+    with np.errstate(over="ignore", invalid="ignore"):  # a result past the float range is inf, quietly
+        return (silu(x @ w_gate) * (x @ w_up)) @ w_down
+
+
+# --8<-- [end:swiglu]
+
+
+def check_rope_inputs(x, positions, base) -> tuple[np.ndarray, np.ndarray, float]:
+    x = finite_floats(x, "x")
+    if x.ndim < 2 or x.shape[-1] == 0 or x.shape[-1] % 2:
+        raise ValueError(
+            f"x must have shape (..., n, d) with an even rotary dimension d (features turn in pairs), got {x.shape}"
+        )
+    if positions is None:
+        positions = np.arange(x.shape[-2])
+    positions = integer_array(positions, "positions")
+    if positions.shape != x.shape[-2:-1]:
+        raise ValueError(f"positions must have shape ({x.shape[-2]},), one per row of x, got {positions.shape}")
+    return x, positions, check_in_range(base, "base", 1.0, low_open=True)
+
+
+# --8<-- [start:apply_rope]
+def apply_rope(x, positions=None, base=10000.0):
+    r"""Rotary position embedding (Su et al., 2021): turn feature pair $(x_{2i}, x_{2i+1})$ of row $m$ by $m\theta_i$.
+
+    With $\theta_i = \text{base}^{-2i/d}$, each pair is multiplied by the rotation of Part I,
+
+    $$\begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} = \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\
+    \sin m\theta_i & \cos m\theta_i \end{pmatrix} \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}.$$
+
+    Applied to queries and keys (not values), a score $q'_m \cdot k'_n = q_m^\top R((n - m)\theta)\, k_n$
+    depends on the positions only through $n - m$. Pairs are adjacent features, as in the RoFormer paper and
+    Meta's Llama code (Hugging Face pairs feature $i$ with $i + d/2$, a permutation of the same thing).
+
+    Parameters
+    ----------
+    x : array_like
+        Shape ``(..., n, d)`` with $d$ even: queries or keys, one row per position.
+    positions : array_like of int, optional
+        The position of each row, shape ``(n,)``; default ``0 .. n - 1``.
+    base : float, default 10000.0
+        The wavelengths run from $2\pi$ to about $2\pi \cdot \text{base}$.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from transformer_math.modern import apply_rope
+    >>> q, k = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]])
+    >>> scores = [(apply_rope(q, [m]) @ apply_rope(k, [m + 3]).T).item() for m in (0, 5, 40)]
+    >>> print(np.round(scores, 12))   # cos(3): only the distance, 3, matters
+    [-0.9899925 -0.9899925 -0.9899925]
+    """
+    x, positions, base = check_rope_inputs(x, positions, base)
+    d = x.shape[-1]
+    theta = base ** (-np.arange(0, d, 2) / d)  # (d/2,): one frequency per pair
+    angle = positions[:, None] * theta  # (n, d/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    even, odd = wide(x[..., 0::2]), wide(x[..., 1::2])  # in float64 at least, then back to x's dtype
+    out = np.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin  # the 2 x 2 rotation, pair by pair
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+# --8<-- [end:apply_rope]
+
+
+def kv_cache(params, max_len):
+    """An empty cache of keys and values for a model of ``params``, for at most ``max_len`` tokens."""
+    max_len = check_integer(max_len, "max_len", minimum=1)
+    if "W_P" in params and max_len > len(params["W_P"]):
+        raise ValueError(f"max_len = {max_len} is longer than the n_ctx = {len(params['W_P'])} positions of W_P")
+    return {"keys": [None] * n_layers_of(params), "values": [None] * n_layers_of(params), "max_len": max_len}
+
+
+def check_cache(cache, params, n_new) -> int:
+    """The number of tokens ``cache`` already holds, after checking ``n_new`` more fit in it."""
+    if not isinstance(cache, dict) or "keys" not in cache or len(cache["keys"]) != n_layers_of(params):
+        raise TypeError(f"cache must be made by kv_cache for this model, got {type(cache).__name__}")
+    start = 0 if cache["keys"][0] is None else cache["keys"][0].shape[-2]
+    if start + n_new > cache["max_len"]:
+        raise ValueError(
+            f"the cache holds {start} tokens and {n_new} more would make {start + n_new}, longer than "
+            f"its max_len = {cache['max_len']} (the context)"
+        )
+    return start
+
+
+# --8<-- [start:forward_cached]
+def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embeddings=False):
+    r"""Logits of ``tokens`` (shape ``(m,)``), the continuation of the tokens whose keys and values ``cache`` holds.
+
+    The same blocks as :func:`~transformer_math.model.forward`, for the $m$ new rows only: each block
+    appends their keys and values to the cache, and their queries attend to every key so far. A new token
+    costs $O(n\, d)$ in attention instead of the $O(n^2 d)$ of running the whole sequence again.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from transformer_math.model import forward, init_params
+    >>> from transformer_math.modern import forward_cached, kv_cache
+    >>> params = init_params(vocab_size=5, d_model=8, d_ff=16, n_layers=2)
+    >>> cache = kv_cache(params, max_len=4)
+    >>> first = forward_cached(params, [0, 1, 2], 2, cache)   # the prompt, in one pass
+    >>> last = forward_cached(params, [3], 2, cache)          # then one token, one row
+    >>> full, _ = forward(params, np.array([0, 1, 2, 3]), 2)
+    >>> bool(np.allclose(np.vstack([first, last]), full, rtol=1e-12, atol=1e-12))
+    True
+    """
+    tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings)
+    if tokens.ndim != 1:
+        raise ValueError(f"forward_cached takes one sequence, tokens of shape (m,), got shape {tokens.shape}")
+    start, m, d = check_cache(cache, params, len(tokens)), len(tokens), params["W_E"].shape[1]
+    pe = params["W_P"] if "W_P" in params else positional_encoding(start + m, d, dtype=params["W_E"].dtype)
+    x = params["W_E"][tokens] + pe[start : start + m]
+    mask = np.arange(start + m)[None, :] <= np.arange(start, start + m)[:, None]  # row i sees keys 0 .. start + i
+    for layer in range(n_layers_of(params)):
+        P = {name: params[prefix(layer) + name] for name in BLOCK_NAMES}
+        a = layer_norm(x, P["ln1_g"], P["ln1_b"], eps=LN_EPS)
+        q, k, v = (split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
+        if start:  # keys and values of the earlier tokens, computed once
+            k = np.concatenate([cache["keys"][layer], k], axis=-2)
+            v = np.concatenate([cache["values"][layer], v], axis=-2)
+        cache["keys"][layer], cache["values"][layer] = k, v
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, m, d_head): m rows, not start + m
+        x = x + merge_heads(heads) @ P["W_O"]
+        c = layer_norm(x, P["ln2_g"], P["ln2_b"], eps=LN_EPS)
+        x = x + activate(c @ P["W_1"] + P["b_1"], activation) @ P["W_2"] + P["b_2"]
+    z = layer_norm(x, params["lnf_g"], params["lnf_b"], eps=LN_EPS)
+    return z @ (params["W_E"].T if tie_embeddings else params["W_U"])
+
+
+# --8<-- [end:forward_cached]
