@@ -264,6 +264,15 @@ MISTAKES = {
             "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
             ["feed_forward(A)"],
         ),
+        # the library's ReLU (autograd's Value), entry by entry: right numbers, caught by the code check
+        (
+            3,
+            "from transformer_math.autograd import Value\n\n\n"
+            "def feed_forward(C, W_1, b_1, W_2, b_2):\n"
+            "    relu = np.vectorize(lambda u: Value(float(u)).relu().data)\n"
+            "    return relu(C @ W_1 + b_1) @ W_2 + b_2",
+            ["own code: feed_forward"],
+        ),
         # post-LN (the original's order); no final LayerNorm; the library's forward; the expected values copied
         (
             4,
