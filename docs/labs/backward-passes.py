@@ -15,13 +15,13 @@
 #
 # Three backward passes of the Transformer, derived and written by you, and checked against finite
 # differences: the library's `numerical_gradient` (the slope of the loss along each entry, measured)
-# and `gradient_check`, which returns the largest relative error between your gradient and the
-# numerical one. Around $10^{-7}$ or less means right; a wrong formula gives $10^{-2}$ or more. The
+# and `gradient_check`, which returns the relative error $\lVert g - \hat g \rVert / \max(\lVert g \rVert, \lVert \hat g \rVert)$
+# between your gradient $g$ and the numerical one $\hat g$ (and, as `.worst`, the largest per-entry error). Around $10^{-7}$ or less means right; a wrong formula gives $10^{-2}$ or more. The
 # lab does not import the library's own backward functions: the only answer key is the measured
 # slope.
 #
 # * **Cross entropy** of logits $Z$ (one row per position) against target tokens $y$, averaged over
-#   the $N$ positions: $L = -\frac{1}{N} \sum_n \log \operatorname{softmax}(Z_n)_{y_n}$.
+#   the $N$ positions: $L = -\frac{1}{N} \sum_{t=1}^{N} \log \operatorname{softmax}(Z_t)_{y_t}$.
 # * **LayerNorm** of each row $x \in \mathbb{R}^d$: $\hat x = (x - \mu) / s$ with
 #   $s = \sqrt{\sigma^2 + \varepsilon}$, then $y = \gamma \odot \hat x + \beta$.
 # * **Attention** of queries $Q$, keys $K$ and values $V$ with a causal mask.
@@ -169,9 +169,9 @@ check("row sums of ce_backward(Z, y)", lambda: row_sums(ce_backward(Z, y)), np.z
 # ## 3. LayerNorm: the gradients of the gain and the shift
 #
 # The gradient $\bar y = \partial L / \partial y$ arrives from above, shape $(n, d)$, one row per token;
-# the bar marks gradients. In $y_{ti} = \gamma_i \hat x_{ti} + \beta_i$, feature $i$'s gain and shift
-# are used by every token $t$. Work out $\bar\gamma_i = \partial L / \partial \gamma_i$ and
-# $\bar\beta_i$ with the chain rule (a parameter used several times collects a term from each use), then
+# the bar marks gradients. In $y_{tr} = \gamma_r \hat x_{tr} + \beta_r$, feature $r$'s gain and shift
+# are used by every token $t$. Work out $\bar\gamma_r = \partial L / \partial \gamma_r$ and
+# $\bar\beta_r$ with the chain rule (a parameter used several times collects a term from each use), then
 # write them for all features at once.
 
 # %%
@@ -193,8 +193,8 @@ def ln_param_grads(dy, x, eps=1e-5):
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\partial y_{ti} / \partial \gamma_i = \hat x_{ti}$ and $\partial y_{ti} / \partial \beta_i = 1$, for every token
-# $t$, so $\bar\gamma_i = \sum_t \bar y_{ti} \hat x_{ti}$ and $\bar\beta_i = \sum_t \bar y_{ti}$: sums over the
+# $\partial y_{tr} / \partial \gamma_r = \hat x_{tr}$ and $\partial y_{tr} / \partial \beta_r = 1$, for every token
+# $t$, so $\bar\gamma_r = \sum_t \bar y_{tr} \hat x_{tr}$ and $\bar\beta_r = \sum_t \bar y_{tr}$: sums over the
 # tokens, axis 0.
 #
 # ```python

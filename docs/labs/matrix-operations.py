@@ -74,26 +74,65 @@ def loop_depth(node, depth=0):
     return max([inner] + [loop_depth(child, inner) for child in ast.iter_child_nodes(node)])
 
 
-def loop_problems(function):
-    """What in function's code is not a product written with loops: @, a vectorised product, the library."""
+def multiplies_for_you(target, written):
+    """Whether a call to target (spelt written) is numpy's, the library's, an array's or @'s own product."""
+    if target is None:  # not resolvable before the call runs, as np.asarray(X).dot: judge by the name
+        return written in VECTORISED
+    name = getattr(target, "__name__", "") or written
+    module = str(getattr(target, "__module__", "") or "").split(".")[0]
+    owner = getattr(target, "__objclass__", None) or type(getattr(target, "__self__", None))
+    if module == "transformer_math":
+        return True
+    if module in {"numpy", "operator", "_operator"} or (isinstance(owner, type) and issubclass(owner, np.ndarray)):
+        return name in VECTORISED
+    return False
+
+
+def code_problems(function, seen=frozenset()):
+    """The shortcuts in function's code and in the helpers of the notebook it calls: @, a product, the library."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     problems = []
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}  # helpers inside it
+    imported = {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp | ast.AugAssign) and isinstance(node.op, ast.MatMult):
             problems.append("it uses the @ operator")
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            problems.append("it imports inside the function")
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            if any(module.split(".")[0] == "transformer_math" for module in modules):
+                problems.append("it imports the guide's library inside the function")
         elif isinstance(node, ast.Call):
             written = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            try:  # what the called name means where the function was defined (np.dot under another name)
-                target = eval(compile(ast.Expression(node.func), "<call>", "eval"), function.__globals__)
-            except Exception:
-                target = None
-            module = str(getattr(target, "__module__", "") or "")
-            if written in VECTORISED or getattr(target, "__name__", "") in VECTORISED:
-                problems.append(f"it calls {ast.unparse(node.func)}, which multiplies matrices for you")
-            elif module.split(".")[0] == "transformer_math":
-                problems.append(f"it calls the library's {ast.unparse(node.func)}")
+            names = {n.id for n in ast.walk(node.func) if isinstance(n, ast.Name)}
+            target = None
+            if not names & (defined | imported):  # a name bound inside the function is judged by how it is written
+                try:  # what the called name means where the function was defined (np.dot under another name)
+                    target = eval(compile(ast.Expression(node.func), "<call>", "eval"), function.__globals__)
+                except Exception:
+                    target = None
+            if target is None and written in defined - imported:
+                continue  # a helper defined inside the function: its body is read here too
+            if multiplies_for_you(target, written):
+                module = str(getattr(target, "__module__", "") or "").split(".")[0]
+                if module == "transformer_math":
+                    problems.append(f"it calls the library's {ast.unparse(node.func)}")
+                else:
+                    problems.append(f"it calls {ast.unparse(node.func)}, which multiplies matrices for you")
+            elif inspect.isfunction(target) and target.__module__ == function.__module__ and target not in seen:
+                inner = code_problems(target, seen | {function})  # the learner's own helper, read in turn
+                problems += [f"{problem} (in {target.__name__})" for problem in inner]
+    return problems
+
+
+def loop_problems(function):
+    """What in function's code is not a product written with loops: @, a vectorised product, the library."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    problems = code_problems(function)
     if loop_depth(tree) < 2:
         problems.append("it has no loop inside a loop (over the rows i and the columns j)")
     return problems
@@ -181,10 +220,11 @@ check("transposed", lambda: transposed, [[1, 3], [2, 4]])
 #
 # Write `matmul(X, Y)` with the formula at the top: for an $n \times m$ matrix $X$ and an
 # $m \times p$ matrix $Y$ the result is $n \times p$. Use `np.zeros((n, p))` for the result and
-# three nested loops. The check also tries matrices that are not square, where the order of the
-# shapes matters, and it reads your code: `@`, `np.dot`, `np.matmul`, `np.einsum`, `np.tensordot` (or
-# any other call that multiplies matrices for you) and the guide's library are refused, and there must
-# be a loop over $j$ inside a loop over $i$.
+# loops over $i$, $j$ and $k$. The check also tries matrices that are not square, where the order of
+# the shapes matters, and it reads your code and the helpers of your own it calls: `@`, `np.dot`,
+# `np.matmul`, `np.einsum`, `np.tensordot`, an array's `.dot` (or any other call to NumPy that multiplies
+# matrices for you) and the guide's library are refused, and there must be at least a loop over $j$
+# inside a loop over $i$ (the sum over $k$ may be a third loop or a helper of your own).
 
 
 # %% tags=["exercise"]

@@ -22,7 +22,7 @@
 # $$
 #
 # No digit can be guessed from the digits before it, so the model has to *look back*: to write the
-# $k$-th answer digit, attend to position $3 - k$ of the input, counted from 0. And you keep some
+# $k$-th answer digit, $k = 0, \dots, 3$, attend to position $3 - k$ of the input, both counted from 0. And you keep some
 # sequences out of training, to see whether it learned the rule or memorised the examples. Then you
 # predict what one head, and no positional encoding, will do, and test your prediction. You prepare
 # the data and measure; the library's `init_params`, `train` and `generate`
@@ -229,7 +229,8 @@ def reference_accuracy(params, seqs, n_heads=2):
 
 check("test_accuracy, recomputed", lambda: ... if not ready else reference_accuracy(params, test_seqs), test_accuracy)
 check("held-out accuracy above 0.95", lambda: test_accuracy > 0.95, True)
-# the same measure where the right value is far from 1: the held-out answers reversed, so most are wrong
+# the same measure where the right value is far from 1: the held-out answers replaced by the digits
+# in input order, so most are wrong
 scrambled = ... if not ready else np.concatenate([test_seqs[:, :5], test_seqs[:, :4]], axis=1)
 check(
     "answer_accuracy on unreversed answers",

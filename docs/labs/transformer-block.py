@@ -291,6 +291,7 @@ def feed_forward(C, W_1, b_1, W_2, b_2):
 # %%
 ffn_args = [params[name] for name in ("W_1", "b_1", "W_2", "b_2")]
 check("feed_forward(A)", lambda: feed_forward(EXPECTED_A, *ffn_args), EXPECTED_FFN)
+check("own code: feed_forward", lambda: yours(feed_forward, EXPECTED_A, *ffn_args), [])
 
 # %% [markdown]
 # ## 4. The whole forward pass

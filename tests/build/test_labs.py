@@ -9,6 +9,7 @@ which prints one verdict per call: ``Correct: name``, ``Wrong: name ...`` or ``N
 * With every exercise replaced by its solution, every check says "Correct": the build runs the labs solved,
   and the site's pages must show that (``test_lab_pages_show_the_solved_run...``).
 * With one exercise replaced by a typical mistake, that exercise's checks say "Wrong".
+* With one exercise replaced by another right answer than the reference (``RIGHT``), its checks say "Correct".
 """
 
 from __future__ import annotations
@@ -69,6 +70,14 @@ MISTAKES = {
             ["matmul written with loops"],
         ),
         (4, "def matmul(X, Y):\n    return np.asarray(X).dot(Y)", ["matmul written with loops"]),
+        (
+            4,
+            "def dot(u, v):\n    return np.dot(u, v)\n\n\n"
+            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    result = np.zeros((X.shape[0], Y.shape[1]))\n"
+            "    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n"
+            "            result[i, j] = dot(X[i], Y[:, j])\n    return result",
+            ["matmul written with loops"],
+        ),
         (
             4,
             "from numpy import tensordot as t\n\n\ndef matmul(X, Y):\n"
@@ -255,6 +264,15 @@ MISTAKES = {
             "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
             ["feed_forward(A)"],
         ),
+        # the library's ReLU (autograd's Value), entry by entry: right numbers, caught by the code check
+        (
+            3,
+            "from transformer_math.autograd import Value\n\n\n"
+            "def feed_forward(C, W_1, b_1, W_2, b_2):\n"
+            "    relu = np.vectorize(lambda u: Value(float(u)).relu().data)\n"
+            "    return relu(C @ W_1 + b_1) @ W_2 + b_2",
+            ["own code: feed_forward"],
+        ),
         # post-LN (the original's order); no final LayerNorm; the library's forward; the expected values copied
         (
             4,
@@ -435,6 +453,30 @@ MISTAKES = {
     ],
 }
 
+# lab -> [(exercise number, right code other than the reference solution, names of the checks that must say "Correct")]
+RIGHT = {
+    "matrix-operations": [
+        # the learner's own loop helper named like numpy's dot, called inside two loops
+        (
+            4,
+            "def dot(u, v):\n    total = 0.0\n    for k in range(len(u)):\n        total += u[k] * v[k]\n    return total\n\n\n"
+            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    result = np.zeros((X.shape[0], Y.shape[1]))\n"
+            "    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n"
+            "            result[i, j] = dot(X[i], Y[:, j])\n    return result",
+            ["matmul(A, B)", "matmul(C, D)", "matmul written with loops"],
+        ),
+        # a harmless import of numpy inside the function
+        (
+            4,
+            "def matmul(X, Y):\n    import numpy as np\n\n    X, Y = np.asarray(X), np.asarray(Y)\n"
+            "    result = np.zeros((X.shape[0], Y.shape[1]))\n    for i in range(X.shape[0]):\n"
+            "        for j in range(Y.shape[1]):\n            result[i, j] = sum(X[i, k] * Y[k, j] for k in range(X.shape[1]))\n"
+            "    return result",
+            ["matmul(A, B)", "matmul(C, D)", "matmul written with loops"],
+        ),
+    ],
+}
+
 
 def load(lab: Path) -> nbformat.NotebookNode:
     return jupytext.read(lab)
@@ -473,6 +515,8 @@ for _lab in LABS:
     CASES[(_lab.stem, "published")] = lambda lab=_lab: load(lab)
     for _k, (_number, _code, _) in enumerate(MISTAKES.get(_lab.stem, [])):
         CASES[(_lab.stem, f"mistake {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
+    for _k, (_number, _code, _) in enumerate(RIGHT.get(_lab.stem, [])):
+        CASES[(_lab.stem, f"right {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
 
 
 @background
@@ -511,3 +555,13 @@ def test_typical_mistakes_fail_their_checks(lab, case, number, expected_wrong, v
     found = dict((name, verdict) for verdict, name in verdicts[(lab, f"mistake {case}")])
     for name in expected_wrong:
         assert found.get(name) == "Wrong", f"{lab}, exercise {number}: check {name!r} said {found.get(name)}"
+
+
+@pytest.mark.parametrize(
+    "lab, case, number, expected_right",
+    [(lab, k, number, names) for lab, answers in RIGHT.items() for k, (number, _, names) in enumerate(answers)],
+)
+def test_other_right_answers_pass_their_checks(lab, case, number, expected_right, verdicts):
+    found = dict((name, verdict) for verdict, name in verdicts[(lab, f"right {case}")])
+    for name in expected_right:
+        assert found.get(name) == "Correct", f"{lab}, exercise {number}: check {name!r} said {found.get(name)}"

@@ -9,12 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-@pytest.mark.slow
 def test_plain_mkdocs_build_succeeds_and_warns_of_nothing(tmp_path):
     mkdocs = Path(sys.executable).with_name("mkdocs")  # the venv's own script, as a user runs it
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", str(tmp_path))}

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import nbformat
 
+from hooks import notebooks as hook
 from tests.build.test_labs import LABS, VERDICT, check_calls, load
-from tests.build.test_notebooks import CHAPTERS, DOCS, hook, notebook_of
+from tests.build.test_notebooks import CHAPTERS, DOCS, notebook_of
 from tools.labs import exercises, solution
 
 ROOT = Path(__file__).resolve().parents[2]
