@@ -4,8 +4,10 @@ A block takes the residual stream $X$ of shape $(n, d)$ and adds two things to i
 
 $$
 \begin{aligned}
-X' &= X + \operatorname{MHA}(\operatorname{LN}_1(X)) && \text{causal multi-head attention} \\
-X'' &= X' + \phi(\operatorname{LN}_2(X')\, W_1 + b_1)\, W_2 + b_2 && \text{feed-forward}
+X' &= X + \operatorname{MHA}(\operatorname{LN}_1(X)) \\
+&\quad \text{causal multi-head attention} \\
+X'' &= X' + \phi(\operatorname{LN}_2(X')\, W_1 + b_1)\, W_2 \\
+&\qquad + b_2 \quad \text{feed-forward}
 \end{aligned}
 $$
 
@@ -66,8 +68,10 @@ def gelu(x, approximate="none"):
 
     $\Phi$ is the standard normal's cumulative distribution: the input is kept in proportion to how likely
     a standard normal is to be below it. ``approximate="tanh"`` is the formula GPT-2 was trained with,
-    $\tfrac12 x \left(1 + \tanh\left(\sqrt{2/\pi}\,(x + 0.044715\, x^3)\right)\right)$, within
-    $5 \times 10^{-4}$ of the exact one; both are ``torch.nn.functional.gelu(x, approximate=...)``.
+
+    $$\tfrac12 x \left(1 + \tanh\left(\sqrt{2/\pi}\,(x + 0.044715\, x^3)\right)\right)$$
+
+    within $5 \times 10^{-4}$ of the exact one; both are ``torch.nn.functional.gelu(x, approximate=...)``.
 
     Examples
     --------

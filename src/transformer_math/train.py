@@ -4,8 +4,10 @@ A token stream $t_1, \dots, t_N$ becomes training pairs by sliding a window of $
 $i$ is $(t_i, \dots, t_{i+n-1})$, and its targets are the same window shifted by one,
 $(t_{i+1}, \dots, t_{i+n})$. Each training step then runs the whole diagram,
 
-$$L(\theta) = -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \qquad
-\theta \leftarrow \operatorname{AdamW}(\theta, \nabla_\theta L),$$
+$$\begin{aligned}
+L(\theta) &= -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \\
+\theta &\leftarrow \operatorname{AdamW}(\theta, \nabla_\theta L),
+\end{aligned}$$
 
 with $z$ from :func:`~transformer_math.model.forward` and $\nabla_\theta L$ from
 :func:`~transformer_math.model.loss_and_grads`, optionally with gradient clipping and a warm-up and
