@@ -42,10 +42,16 @@ def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: 
         if shared:
             shared = f'<svg aria-hidden="true" width="0" height="0" style="position:absolute">{shared}</svg>'
         frames = json.dumps(data).replace("<", "\\u003c")  # nothing in it can close the <script>
+        # Shown only on paper (print.css), where the controls are gone: the frame printed is the default one.
+        address = html.escape(f"{page.canonical_url or ''}#xp-{name}")
+        paper = (
+            '<span class="explorer__paper"> Printed here at its default setting; on the site you can move it: '
+            f'<a href="{address}">{address}</a>.</span>'
+        )
         return (
             f'<figure class="explorer" id="xp-{name}" data-search-exclude><div class="explorer__frame">{default}</div>'
             f'{shared}<form class="explorer__controls" hidden>{controls}</form>'
-            f"<figcaption>{html.escape(data['caption'])}</figcaption>"
+            f"<figcaption>{html.escape(data['caption'])}{paper}</figcaption>"
             f'<script type="application/json" class="explorer__data">{frames}</script></figure>'
         )
 

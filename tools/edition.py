@@ -43,5 +43,12 @@ def edition() -> dict[str, str | None]:
     pin = _git("describe", "--tags", "--exact-match", "HEAD") or commit
     install = f"pip install {REPOSITORY}" + (f"@{pin}" if pin else "")
     name = f"library {version}, commit {short}, {date}" if short else f"library {version}, {date}"
-    return {"version": version, "commit": commit, "short": short, "date": date, "pin": pin, "install": install,
-            "name": name}
+    return {
+        "version": version,
+        "commit": commit,
+        "short": short,
+        "date": date,
+        "pin": pin,
+        "install": install,
+        "name": name,
+    }
