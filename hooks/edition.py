@@ -6,6 +6,8 @@ unpinned.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.pages import Page
 
@@ -20,3 +22,12 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files) -> str:
     pin = config.extra["edition"]["pin"]
     return UNPINNED.sub(f"{REPOSITORY}@{pin}", html_text) if pin else html_text
+
+
+def on_post_build(*, config: MkDocsConfig) -> None:
+    """The print page (tools/pdf.py prints it) is made of the chapters before this hook saw them: pin it too."""
+    print_page = Path(config.site_dir) / "print_page" / "index.html"
+    if print_page.exists():
+        print_page.write_text(
+            on_page_content(print_page.read_text(encoding="utf-8"), page=None, config=config, files=None), "utf-8"
+        )

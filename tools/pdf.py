@@ -17,6 +17,7 @@ site run this; without Chromium there is no PDF.
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import sys
@@ -84,6 +85,7 @@ def _destination_pages(pdf: Path, ids: list[str]) -> dict[str, int]:
     """The page (from 1) each element lies on: Chromium names a destination after every id a link points to."""
     import pypdf
 
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # Chromium's trailer undercounts its objects by a few
     reader = pypdf.PdfReader(pdf)
     destinations = reader.named_destinations
     missing = [name for name in ids if f"/{name}" not in destinations]

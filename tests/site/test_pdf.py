@@ -72,6 +72,15 @@ def test_the_pdf_opens_on_a_title_page_that_names_the_edition(texts, built_site)
         assert wanted in first, f"the title page does not say {wanted!r}: {first[:600]}"
 
 
+def test_every_install_line_in_the_pdf_pins_the_edition(texts, built_site):
+    """hooks/edition.py pins the pages' install lines, the print page's too (it is made before the hook runs)."""
+    if "commit" not in (built_site / "index.html").read_text(encoding="utf-8").split("md-copyright__edition")[1][:400]:
+        pytest.skip("built outside a git checkout: the install line stays unpinned")
+    text = "".join("".join(texts).split())  # a long line wraps anywhere
+    lines = text.count("pipinstallgit+https://github.com/transformer-math/mathematics-for-transformers")
+    assert lines >= 5 and text.count("mathematics-for-transformers@") == lines
+
+
 @functools.cache
 def _contents(texts: tuple[str, ...]) -> str:
     pages = [words(text) for text in texts[1:6] if words(text).startswith("Contents")]
