@@ -1,17 +1,19 @@
-"""Shared fixtures: the site is built once per test session, into a temporary folder."""
+"""Shared fixtures: the site is built once per test session, into a temporary folder, in the background
+(tests/background.py) while the pages and the library are tested; its PDF is printed while Chromium reads it."""
 
 from __future__ import annotations
 
 import os
-import subprocess
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+from tests import background
 from tools.build_env import BUILD_ENV, PRINT_PAGE_ENV
-from tools.pdf import make_pdf
+from tools.pdf import PDF_NAME, make_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,31 +25,44 @@ settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
-# Tests that need one of these are marked slow: the authors' fast loop (-m "not slow") leaves them out.
-SLOW_FIXTURES = {"built_site", "executed", "verdicts"}
+def pytest_collection_finish(session):
+    if not session.config.option.collectonly:
+        background.start_needed(session.items)
 
 
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.slow)
+def pytest_sessionfinish(session):
+    background.stop()
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """Build the site once as ``python3 dev.py build`` does (``mkdocs build --strict``, then the PDF) and return
-    its folder; the build's log is beside it (.log)."""
-    site = tmp_path_factory.mktemp("site")
-    env = {**BUILD_ENV, **os.environ, **PRINT_PAGE_ENV}
-    result = subprocess.run(
+@background.background
+def built_site() -> Path:
+    """The site built as ``python3 dev.py build`` builds it (``mkdocs build --strict``); the build's log is beside
+    it (.log). Its print page waits beside it, for ``built_pdf``, so that no test reads it while it prints."""
+    site = background.temp_dir("site") / "site"
+    result = background.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+        env={**BUILD_ENV, **os.environ, **PRINT_PAGE_ENV},
     )
     if result.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
     site.with_suffix(".log").write_text(result.stdout + result.stderr, encoding="utf-8")
-    make_pdf(site)
+    # The print page links the site's files relatively (../assets/...): beside it, links to all of them.
+    printing = site.parent / "print"
+    printing.mkdir()
+    (site / "print_page").rename(printing / "print_page")
+    for entry in site.iterdir():
+        (printing / entry.name).symlink_to(entry)
     return site
+
+
+@background.background
+def built_pdf() -> Path:
+    """The whole guide as one PDF, printed as ``python3 dev.py build`` prints it (tools/pdf.py, which removes the
+    print page), then put in the site; returns the print folder."""
+    site = background.result("built_site")
+    printing = site.parent / "print"
+    pdf = make_pdf(printing)
+    if pdf is not None:
+        shutil.move(pdf, site / PDF_NAME)
+    return printing

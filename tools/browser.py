@@ -1,12 +1,9 @@
-"""Reading the built site in a real Chromium, as a reader would: the pieces shared by the browser tests
-(tests/test_browser.py) and the benchmark (benchmarks/bench_reader.py).
+"""Reading the built site in a real Chromium, as a reader would: the machinery shared by the browser tests
+(tests/site/, tests/test_explorers.py) and the benchmark (benchmarks/bench_reader.py).
 
 The browser is Debian's ``chromium`` package driven by Playwright (never a browser that Playwright
 downloads), with a fresh profile, against the site served from 127.0.0.1 by a thread of this process.
-
-Everything the tests judge is first *collected* from a page into plain data (``visit_page``), then
-judged by small check functions that return a list of problems, each naming what was wrong. The
-self-tests feed a deliberately broken page through the same functions and assert that they complain.
+What the tests collect from a page and how they judge it is theirs: tests/site/reader.py and checks.py.
 """
 
 from __future__ import annotations
@@ -14,24 +11,16 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
-import os
 import re
 import shutil
 import socketserver
-import subprocess
-import sys
 import threading
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from tools import mkdocs_yml
-from tools.docblocks import normalize  # the doc-test harness's own comparison
 
 ROOT = Path(__file__).resolve().parent.parent
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-AXE_URL_PATH = "/__browser-tests__/axe.min.js"  # outside the site's own path, so no page can link to it
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -44,8 +33,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 PHONE = {"width": 375, "height": 740}
-# Material 9.7+ puts the copy button in a .md-code__nav; older releases used .md-clipboard.
-COPY_BUTTON = 'button[data-md-type="copy"], button.md-clipboard'
 # Material remembers the last colour scheme in localStorage; every visit here is a first visit, so
 # the scheme follows the reader's system preference (prefers-color-scheme).
 FORGET_PALETTE_JS = """
@@ -80,6 +67,20 @@ def launch(playwright, user_data_dir: str | Path, extra_args: tuple[str, ...] = 
     return context
 
 
+def launch_browser(playwright, extra_args: tuple[str, ...] = ()):
+    """Debian's chromium, to share: each check opens a fresh context in it (``new_context``)."""
+    return playwright.chromium.launch(
+        executable_path=chromium_path(), headless=True, args=[*CHROMIUM_ARGS, *extra_args]
+    )
+
+
+def new_context(browser, **context_options):
+    """A fresh context of a running Chromium: a new profile, as on a first visit."""
+    context = browser.new_context(**context_options)
+    context.add_init_script(FORGET_PALETTE_JS)
+    return context
+
+
 # --- the local server ---------------------------------------------------------------------------
 
 
@@ -92,6 +93,7 @@ def site_prefix(config_file: Path = ROOT / "mkdocs.yml") -> str:
 class _Handler(http.server.SimpleHTTPRequestHandler):
     prefix = "/"
     use_gzip = False
+    extra: dict[str, Path] = {}
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".js": "text/javascript",
@@ -112,8 +114,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         return super().translate_path("/" + clean[len(self.prefix) :])
 
     def send_head(self):
-        if self.path == AXE_URL_PATH:  # the tests' own copy of axe-core, cached by the browser between pages
-            return self._send_bytes(200, "text/javascript", AXE.read_bytes())
+        if self.path in self.extra:  # a file served beside the site (the tests' axe-core), cached between pages
+            extra = self.extra[self.path]
+            return self._send_bytes(200, self.guess_type(str(extra)), extra.read_bytes())
         # 404s get the site's own 404 page, as on GitHub Pages.
         path = Path(self.translate_path(self.path))
         if path.is_dir():
@@ -158,10 +161,11 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 class SiteServer:
-    """Serve ``directory`` at ``http://127.0.0.1:PORT{prefix}`` from a thread; ``gzip`` like GitHub Pages."""
+    """Serve ``directory`` at ``http://127.0.0.1:PORT{prefix}`` from a thread; ``gzip`` like GitHub Pages.
+    ``extra`` serves more files, each at a path of its own outside the site's (URL path -> file)."""
 
-    def __init__(self, directory: Path, prefix: str = "/", gzip: bool = False) -> None:
-        handler = type("Handler", (_Handler,), {"prefix": prefix, "use_gzip": gzip})
+    def __init__(self, directory: Path, prefix: str = "/", gzip: bool = False, extra: dict | None = None) -> None:
+        handler = type("Handler", (_Handler,), {"prefix": prefix, "use_gzip": gzip, "extra": dict(extra or {})})
         self.httpd = _Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
         self.httpd.bytes_sent, self.httpd.count_lock = 0, threading.Lock()
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -193,72 +197,8 @@ def site_pages(site: Path) -> list[str]:
     return pages
 
 
-# --- collecting what a reader sees --------------------------------------------------------------
+# --- what a reader sees ---------------------------------------------------------------------------
 
-# Runs in the page. Waits until KaTeX's fonts are in and the browser has been idle once after that (the
-# page's own script labels the formulas that scroll sideways once the fonts are in, overrides/main.html).
-# A page is judged as it stands once it has settled.
-SETTLED_JS = """
-() => document.fonts.ready.then(() => new Promise(resolve =>
-  (window.requestIdleCallback || window.setTimeout)(() => resolve(true))))
-"""
-
-# Runs in the page. Figures load lazily, so bring each shown one into view, as a reader scrolling
-# down would, and wait until it is decoded (a broken one stays unloaded and is reported).
-SCROLL_FIGURES_JS = r"""
-async () => {
-  const shown = [...document.querySelectorAll('article img[loading="lazy"]')]
-    .filter(img => getComputedStyle(img).display !== "none");
-  for (const img of shown) {
-    img.scrollIntoView({block: "center"});
-    try { await img.decode(); } catch (error) { /* reported by check_figures as not loaded */ }
-  }
-  window.scrollTo(0, 0);
-  return shown.length;
-}
-"""
-
-# Runs in the page. Text outside code and outside rendered formulas that still looks like TeX.
-COLLECT_JS = r"""
-() => {
-  const article = document.querySelector("article.md-content__inner") || document.body;
-  const skip = "code, pre, kbd, samp, script, style, .katex, textarea";
-  const rawTex = [];
-  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
-  const pattern = /\\[()\[\]]|\$\$|\\(?:frac|sum|sqrt|mathbb|mathrm|text|operatorname|begin|end|left|right|cdot|lVert|alpha|beta|lambda|sigma|mu|top)\b|\$[^$\s][^$]*?[^$\s\\]\$/;
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (node.parentElement.closest(skip)) continue;
-    const match = node.data.match(pattern);
-    if (match) {
-      const at = Math.max(0, match.index - 30);
-      rawTex.push(node.data.slice(at, match.index + match[0].length + 30).replace(/\s+/g, " ").trim());
-    }
-  }
-  const formulas = [...article.querySelectorAll(".arithmatex")];
-  const unrendered = formulas.filter(f => !f.querySelector(".katex")).map(f => f.textContent.trim().slice(0, 80));
-  const errors = [...article.querySelectorAll(".katex-error")].map(e => (e.getAttribute("title") || e.textContent).slice(0, 120));
-  const visible = el => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && s.display !== "none" && s.visibility !== "hidden"; };
-  const figures = [...article.querySelectorAll('img[src*="#only-light"], img[src*="#only-dark"]')].map(img => ({
-    src: img.getAttribute("src"), variant: img.getAttribute("src").includes("#only-dark") ? "dark" : "light",
-    visible: visible(img), loaded: img.complete && img.naturalWidth > 0, alt: img.getAttribute("alt") || "",
-  }));
-  const blocks = [...article.querySelectorAll(".language-python")].filter(el => el.matches("div.highlight") && !el.closest(".doc"));
-  const python = blocks.map((block, index) => {
-    const title = block.querySelector(":scope > .filename");
-    let next = block.nextElementSibling;
-    const output = next && next.matches(".language-output") ? next.querySelector("code") : null;
-    return {index, title: title ? title.textContent.trim() : "", output: output ? output.textContent : null};
-  });
-  return {
-    title: document.title,
-    scheme: document.body.getAttribute("data-md-color-scheme"),
-    formulaCount: formulas.length, unrendered, errors, rawTex, figures, python,
-  };
-}
-"""
-
-# Runs in the page at phone width: does it scroll sideways, and which elements stick out?
 OVERFLOW_JS = r"""
 () => {
   const width = document.documentElement.clientWidth;
@@ -283,126 +223,6 @@ OVERFLOW_JS = r"""
 
 # Runs in the page, on a phone: how far each display formula is wider than its box, inline formulas whose
 # punctuation went to the next line (a line that starts with ","), and how each figure is drawn.
-PHONE_JS = r"""
-() => {
-  const article = document.querySelector("article.md-content__inner") || document.body;
-  const tex = box => ((box.querySelector("annotation") || {}).textContent || "").replace(/\s+/g, " ").slice(0, 70);
-  const formulas = [...article.querySelectorAll("div.arithmatex")].filter(box => box.offsetParent)
-    .map(box => ({over: box.scrollWidth - box.clientWidth, tex: tex(box)}));
-  const stranded = [];
-  for (const math of article.querySelectorAll("span.arithmatex")) {
-    const next = math.nextSibling, rects = math.getClientRects();
-    if (!next || next.nodeType !== Node.TEXT_NODE || !/^\u2060?[,.;:!?)]/.test(next.data) || !rects.length) continue;
-    const range = document.createRange();
-    range.setStart(next, 0);
-    range.setEnd(next, Math.min(2, next.data.length));
-    const mark = range.getClientRects()[0];
-    if (mark && mark.top >= rects[rects.length - 1].bottom - 2) stranded.push(tex(math) + next.data.slice(0, 2));
-  }
-  const figures = [...article.querySelectorAll("img[src*='figures/']")].filter(img => img.offsetParent).map(img => ({
-    src: img.getAttribute("src").split("#")[0], width: img.getBoundingClientRect().width,
-    link: img.closest("a") ? img.closest("a").getAttribute("href") : null}));
-  return {formulas, stranded, figures};
-}
-"""
-
-# Runs in the page. For every Python block, as a reader does: open what hides it (a collapsed solution,
-# its tab), scroll to it, and press its copy button where it is drawn; then read the clipboard.
-COPY_ALL_JS = r"""
-async (copyButton) => {
-  const article = document.querySelector("article.md-content__inner") || document.body;
-  const blocks = [...article.querySelectorAll(".language-python")].filter(el => el.matches("div.highlight") && !el.closest(".doc"));
-  const copies = [];
-  for (const [index, block] of blocks.entries()) {
-    for (let el = block; el; el = el.parentElement) {
-      if (el.tagName === "DETAILS") el.open = true;
-      if (el.classList && el.classList.contains("tabbed-block")) {
-        const input = el.closest(".tabbed-set").querySelectorAll(":scope > input")[[...el.parentElement.children].indexOf(el)];
-        if (input) input.click();
-      }
-    }
-    block.scrollIntoView({block: "center"});
-    const code = block.querySelector("code").cloneNode(true);
-    code.querySelectorAll(".linenos, .linenodiv, .md-annotation").forEach(e => e.remove());
-    const copy = {index, text: null, shown: code.textContent, problem: null};
-    copies.push(copy);
-    let button = null;  // the theme adds it once the block is in view (content.lazy)
-    for (let wait = 0; wait < 500 && !button; wait++) {
-      button = block.querySelector(copyButton);
-      if (!button) await new Promise(resolve => setTimeout(resolve, 10));
-    }
-    if (button) button.scrollIntoView({block: "center"});  // a block taller than the screen: its top
-    const box = button && button.getBoundingClientRect();
-    if (!box || !box.width || !button.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2))) {
-      copy.problem = "has no copy button that a reader can click";
-      continue;
-    }
-    const sentinel = `<clipboard before block ${index}>`;
-    await navigator.clipboard.writeText(sentinel);
-    button.click();
-    for (let wait = 0; wait < 100 && copy.text === null; wait++) {
-      const text = await navigator.clipboard.readText();
-      if (text !== sentinel) copy.text = text; else await new Promise(resolve => setTimeout(resolve, 10));
-    }
-    if (copy.text === null) copy.problem = "has a copy button that puts nothing on the clipboard";
-  }
-  return copies;
-}
-"""
-
-AXE_JS = r"""
-async (rules) => {
-  const options = {resultTypes: ["violations"]};
-  if (rules) options.runOnly = {type: "rule", values: rules};
-  const result = await axe.run(document, options);
-  return result.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({
-    id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 5).map(n => ({target: n.target.join(" "), summary: (n.failureSummary || "").replace(/\s+/g, " ").slice(0, 220)})),
-    count: v.nodes.length,
-  }));
-}
-"""
-# The axe rules whose outcome depends on the colour scheme; the other rules need running in one scheme only.
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-
-
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per mode
-class Mode:
-    """How a reader reads: window size, colour scheme, and what to check while there."""
-
-    name: str
-    viewport: dict
-    scheme: str  # "light" or "dark" (the reader's prefers-color-scheme)
-    axe_rules: list[str] | None | bool = None  # None: every rule; a list: those rules; False: no axe
-    copy: bool = False  # click every copy button
-
-
-@dataclass
-class PageVisit:
-    """What one page showed in one mode."""
-
-    page: str
-    mode: Mode
-    console: list[str] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-    status: int | None = None
-    content: dict = field(default_factory=dict)
-    overflow: dict | None = None
-    phone: dict | None = None  # PHONE_JS, on a phone
-    axe: list[dict] | None = None
-    copies: list[dict] = field(default_factory=list)  # one per Python block: what its copy button copied
-    timings: dict[str, float] = field(default_factory=dict)  # seconds spent loading, in axe, copying
-
-
-def _listen(page, visit: PageVisit) -> None:
-    page.on(
-        "console",
-        lambda message: (
-            visit.console.append(f"console.{message.type}: {message.text}") if message.type == "error" else None
-        ),
-    )
-    page.on("pageerror", lambda error: visit.console.append(f"uncaught exception: {error}"))
-    page.on("request", lambda request: visit.requests.append(request.url))
 
 
 def block_external_hosts(context, origin: str) -> None:
@@ -416,176 +236,3 @@ def block_external_hosts(context, origin: str) -> None:
             route.abort("blockedbyclient")
 
     context.route("**/*", decide)
-
-
-def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
-    """Load one page in a new tab and collect everything the checks judge."""
-    visit = PageVisit(page_path or "/", mode)
-    start = time.perf_counter()
-    page = context.new_page()
-    try:
-        page.set_viewport_size(mode.viewport)
-        page.emulate_media(color_scheme=mode.scheme)
-        _listen(page, visit)
-        response = page.goto(base + page_path, wait_until="load")
-        visit.status = response.status if response else None
-        page.evaluate(SETTLED_JS)
-        page.evaluate(SCROLL_FIGURES_JS)
-        visit.content = page.evaluate(COLLECT_JS)
-        visit.overflow = page.evaluate(OVERFLOW_JS)
-        if mode.viewport == PHONE:
-            visit.phone = page.evaluate(PHONE_JS)
-        visit.timings["load"] = time.perf_counter() - start
-        if mode.axe_rules is not False:
-            page.add_script_tag(url="{0.scheme}://{0.netloc}{1}".format(urlsplit(base), AXE_URL_PATH))
-            visit.axe = page.evaluate(AXE_JS, mode.axe_rules)
-            visit.timings["axe"] = time.perf_counter() - start - visit.timings["load"]
-        if mode.copy:
-            before = time.perf_counter()
-            visit.copies = page.evaluate(COPY_ALL_JS, COPY_BUTTON)
-            visit.timings["copy"] = time.perf_counter() - before
-    finally:
-        page.close()
-    return visit
-
-
-# --- running copied blocks ----------------------------------------------------------------------
-
-
-def run_copied(text: str, workdir: Path, timeout: float = 180) -> tuple[int, str, str]:
-    """Run copied text alone in a fresh Python, as a reader who pastes it does: only the installed
-    library on the path. Returns (exit code, what it printed, stderr)."""
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
-    env.pop("PYTHONPATH", None)
-    result = subprocess.run(
-        [sys.executable, "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=workdir,
-        env=env,
-        timeout=timeout,
-    )
-    return result.returncode, result.stdout, result.stderr
-
-
-# --- the checks: each returns a list of problems, empty when all is well -------------------------
-
-
-def _where(visit: PageVisit) -> str:
-    return f"page {visit.page!r} ({visit.mode.name})"
-
-
-def check_console(visit: PageVisit) -> list[str]:
-    problems = [f"{_where(visit)}: {line}" for line in visit.console]
-    if visit.status is not None and visit.status >= 400 and not visit.page.startswith("404"):
-        problems.append(f"{_where(visit)}: the page answered HTTP {visit.status}")
-    return problems
-
-
-def check_requests(visit: PageVisit, origin: str) -> list[str]:
-    return [
-        f"{_where(visit)}: requested {url}, which is not on the site's own server"
-        for url in visit.requests
-        if not (url.startswith(origin + "/") or url.startswith(("data:", "blob:")))
-    ]
-
-
-def check_formulas(visit: PageVisit) -> list[str]:
-    content = visit.content
-    problems = [f"{_where(visit)}: raw TeX is visible: «{snippet}»" for snippet in content["rawTex"]]
-    problems += [f"{_where(visit)}: formula not rendered by KaTeX: «{tex}»" for tex in content["unrendered"]]
-    problems += [f"{_where(visit)}: KaTeX error: «{error}»" for error in content["errors"]]
-    return problems
-
-
-def check_no_sideways_scroll(visit: PageVisit) -> list[str]:
-    overflow = visit.overflow
-    if overflow["scrollWidth"] <= overflow["width"] + 1:
-        return []
-    culprits = "; ".join(overflow["culprits"]) or "no single element found"
-    return [
-        f"{_where(visit)}: the page scrolls sideways at {overflow['width']} px "
-        f"(content is {overflow['scrollWidth']} px wide): {culprits}"
-    ]
-
-
-def check_figures(visit: PageVisit) -> list[str]:
-    """The figure variant of the reader's scheme shows (and loads), the other one is hidden."""
-    scheme = visit.mode.scheme
-    problems = []
-    for image in visit.content["figures"]:
-        should_show = image["variant"] == scheme
-        if image["visible"] != should_show:
-            problems.append(
-                f"{_where(visit)}: figure {image['src']} is {'shown' if image['visible'] else 'hidden'} in {scheme} mode"
-            )
-        if should_show and not image["loaded"]:
-            problems.append(f"{_where(visit)}: figure {image['src']} did not load")
-        if not image["alt"].strip():
-            problems.append(f"{_where(visit)}: figure {image['src']} has no alt text")
-    return problems
-
-
-def check_scheme(visit: PageVisit) -> list[str]:
-    """The theme follows the reader's preferred colour scheme."""
-    scheme = visit.mode.scheme
-    wanted = {"light": "default", "dark": "slate"}[scheme]
-    got = visit.content["scheme"]
-    return (
-        []
-        if got == wanted
-        else [
-            f"{_where(visit)}: the theme shows colour scheme {got!r}, not {wanted!r}, for a reader who prefers {scheme}"
-        ]
-    )
-
-
-def check_axe(visit: PageVisit) -> list[str]:
-    problems = []
-    for violation in visit.axe or []:
-        nodes = "; ".join(f"{node['target']} ({node['summary']})" for node in violation["nodes"])
-        problems.append(
-            f"{_where(visit)}: axe {violation['impact']} {violation['id']} ({violation['help']}) "
-            f"on {violation['count']} element(s): {nodes}"
-        )
-    return problems
-
-
-def check_copies(visit: PageVisit, tested: list[str]) -> list[str]:
-    """Each copy button copies the code shown, and that is the source the doc-test harness ran
-    (``tested``: the page's Python blocks, snippet-expanded, in page order)."""
-    problems = []
-    if len(visit.copies) != len(tested):
-        problems.append(
-            f"{_where(visit)}: {len(visit.copies)} Python blocks on the page, {len(tested)} in its Markdown"
-        )
-    for copy, source in zip(visit.copies, tested):
-        number = copy["index"] + 1
-        if copy["problem"]:
-            problems.append(f"{_where(visit)}: Python block {number} {copy['problem']}")
-        elif normalize(copy["text"]) != normalize(copy["shown"]):
-            problems.append(
-                f"{_where(visit)}: Python block {number}: the copy button copies text that is not the code shown "
-                f"(copied {copy['text'][:80]!r}, shown {copy['shown'][:80]!r})"
-            )
-        elif normalize(copy["text"]) != normalize(source):
-            problems.append(
-                f"{_where(visit)}: Python block {number}: the copied text is not the source the doc tests ran "
-                f"(copied {copy['text'][:80]!r}, tested {source[:80]!r})"
-            )
-    return problems
-
-
-def check_copied_run(visit: PageVisit, block: dict, text: str, result: tuple[int, str, str]) -> list[str]:
-    """The copied block, run alone in a fresh Python, prints what the output block under it shows."""
-    code, stdout, stderr = result
-    label = f"{_where(visit)}: Python block {block['index'] + 1}"
-    if code != 0:
-        tail = "\n".join(stderr.strip().splitlines()[-6:])
-        return [f"{label} fails when copied and run alone (exit {code}):\n{tail}"]
-    expected, got = normalize(block["output"] or ""), normalize(stdout)
-    if got != expected:
-        return [f"{label}: copied and run alone it prints\n{got}\nbut the page shows\n{expected}"]
-    return []

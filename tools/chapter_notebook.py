@@ -1,5 +1,5 @@
 """A chapter of the guide as a Jupyter notebook, made from its Markdown (hooks/notebooks.py ships one per
-chapter; tests/test_notebooks.py runs them). Code cells are snippet-expanded as the page shows them, each
+chapter; tests/build/test_notebooks.py runs them). Code cells are snippet-expanded as the page shows them, each
 filled with the page's output block -- what the doc tests check it prints, so nothing runs here. Admonitions
 become block quotes, collapsed blocks <details>, relative links point at the published site, and figures
 become attachments."""

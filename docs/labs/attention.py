@@ -236,8 +236,10 @@ check(
 #
 # ## 7. Two heads
 #
-# Multi-head attention splits the features into heads that attend independently. Here $d_k = 2$
-# splits into two heads of width 1: head 0 uses column 0 of $Q$, $K$ and $V$, head 1 column 1.
+# Multi-head attention splits the *projected* features, the columns of $Q = X W_Q$, $K$ and $V$,
+# into heads that attend independently; every column was computed from all the features of $X$, so
+# each head still reads the whole token. Here $d_k = 2$ splits into two heads of width 1: head 0 uses
+# column 0 of $Q$, $K$ and $V$, head 1 column 1.
 # Each head scales its scores by $\sqrt{d_{\text{head}}}$, the width of *its* vectors, here
 # $\sqrt 1$. The two outputs, side by side, make a $4 \times 2$ result. Write `attend` for any
 # width, with the mask, then use it for both heads.

@@ -26,10 +26,17 @@
 
 # %% [markdown]
 # Run this cell first. It defines `check`, which runs your answer, compares it with the expected
-# numbers and prints **Correct** or what is wrong.
+# numbers and prints **Correct** or what is wrong, and `loop_problems`, which reads the code of your
+# loops exercise (with Python's `ast` module) for shortcuts.
 
 # %%
+import ast
+import inspect
+import textwrap
+
 import numpy as np
+
+VECTORISED = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "outer", "multi_dot", "kron", "__matmul__"}
 
 
 def check(name, answer, expected, tol=1e-4):
@@ -40,6 +47,8 @@ def check(name, answer, expected, tol=1e-4):
             return print(f"Not yet: {name} - replace the ... in the exercise.")
         if got is None:
             return print(f"Wrong: {name} is None - a missing return?")
+        if isinstance(expected, list) and expected == [] and isinstance(got, list):  # problems found in code
+            return print(f"Correct: {name}" if not got else f"Wrong: {name} - {'; '.join(got)}.")
         got = np.asarray(got, dtype=float)
     except Exception as err:
         return print(f"Wrong: {name} raised {type(err).__name__}: {err}")
@@ -52,6 +61,42 @@ def check(name, answer, expected, tol=1e-4):
         print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
     else:
         print(f"Correct: {name}")
+
+
+def loop_depth(node, depth=0):
+    """How deeply loops (for, while, comprehensions) nest in node."""
+    if isinstance(node, ast.For | ast.While):
+        inner = depth + 1
+    elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        inner = depth + len(node.generators)  # [... for i in ... for j in ...] nests two loops
+    else:
+        inner = depth
+    return max([inner] + [loop_depth(child, inner) for child in ast.iter_child_nodes(node)])
+
+
+def loop_problems(function):
+    """What in function's code is not a product written with loops: @, a vectorised product, the library."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    problems = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp | ast.AugAssign) and isinstance(node.op, ast.MatMult):
+            problems.append("it uses the @ operator")
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            problems.append("it imports inside the function")
+        elif isinstance(node, ast.Call):
+            written = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            try:  # what the called name means where the function was defined (np.dot under another name)
+                target = eval(compile(ast.Expression(node.func), "<call>", "eval"), function.__globals__)
+            except Exception:
+                target = None
+            module = str(getattr(target, "__module__", "") or "")
+            if written in VECTORISED or getattr(target, "__name__", "") in VECTORISED:
+                problems.append(f"it calls {ast.unparse(node.func)}, which multiplies matrices for you")
+            elif module.split(".")[0] == "transformer_math":
+                problems.append(f"it calls the library's {ast.unparse(node.func)}")
+    if loop_depth(tree) < 2:
+        problems.append("it has no loop inside a loop (over the rows i and the columns j)")
+    return problems
 
 
 # %%
@@ -137,7 +182,9 @@ check("transposed", lambda: transposed, [[1, 3], [2, 4]])
 # Write `matmul(X, Y)` with the formula at the top: for an $n \times m$ matrix $X$ and an
 # $m \times p$ matrix $Y$ the result is $n \times p$. Use `np.zeros((n, p))` for the result and
 # three nested loops. The check also tries matrices that are not square, where the order of the
-# shapes matters.
+# shapes matters, and it reads your code: `@`, `np.dot`, `np.matmul`, `np.einsum`, `np.tensordot` (or
+# any other call that multiplies matrices for you) and the guide's library are refused, and there must
+# be a loop over $j$ inside a loop over $i$.
 
 
 # %% tags=["exercise"]
@@ -169,3 +216,4 @@ check("matmul(A, B)", lambda: matmul(A, B), [[19, 22], [43, 50]])
 C = [[1, 2, 3], [4, 5, 6]]  # 2 x 3
 D = [[1], [0], [-1]]  # 3 x 1
 check("matmul(C, D)", lambda: matmul(C, D), [[-2], [-2]])
+check("matmul written with loops", lambda: ... if matmul(A, B) is Ellipsis else loop_problems(matmul), [])

@@ -23,9 +23,11 @@
 #
 # No digit can be guessed from the digits before it, so the model has to *look back*: to write the
 # $k$-th answer digit, attend to position $3 - k$ of the input, counted from 0. And you keep some
-# sequences out of training, to see whether it learned the rule or memorised the examples. You
-# prepare the data and measure; the library's `init_params`, `train` and `generate`
-# ([Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/)) do the rest. The lab needs the guide's
+# sequences out of training, to see whether it learned the rule or memorised the examples. Then you
+# predict what one head, and no positional encoding, will do, and test your prediction. You prepare
+# the data and measure; the library's `init_params`, `train` and `generate`
+# ([Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/)) do the rest, with the
+# library's `forward`, the computation you wrote in [the Transformer block](https://transformer-math.github.io/mathematics-for-transformers/labs/transformer-block/) lab. The lab needs the guide's
 # library: `pip install git+https://github.com/transformer-math/mathematics-for-transformers`.
 #
 # **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
@@ -37,6 +39,7 @@
 
 # %%
 import itertools
+from unittest import mock
 
 import numpy as np
 
@@ -216,15 +219,129 @@ else:
     losses, train_accuracy, test_accuracy = ..., ..., ...
     print("Training waits for exercises 2 and 3.")
 
+
 # %%
+def reference_accuracy(params, seqs, n_heads=2):
+    """The checks' own answer accuracy, to compare yours with."""
+    logits, _ = forward(params, np.asarray(seqs)[:, :-1], n_heads=n_heads)
+    return np.mean(np.argmax(logits[:, 4:], axis=-1) == np.asarray(seqs)[:, 5:])
+
+
+check("test_accuracy, recomputed", lambda: ... if not ready else reference_accuracy(params, test_seqs), test_accuracy)
 check("held-out accuracy above 0.95", lambda: test_accuracy > 0.95, True)
+# the same measure where the right value is far from 1: the held-out answers reversed, so most are wrong
+scrambled = ... if not ready else np.concatenate([test_seqs[:, :5], test_seqs[:, :4]], axis=1)
+check(
+    "answer_accuracy on unreversed answers",
+    lambda: ... if not ready else answer_accuracy(params, scrambled),
+    np.nan if not ready else reference_accuracy(params, scrambled),
+)
 
 # %% [markdown]
+# The last check gives your `answer_accuracy` sequences whose answers are the input *not* reversed: a
+# right measure says most answers are wrong there, and so does the check's own.
+#
 # On new sequences the loss cannot go below $\frac{3}{8} \ln 5 = 0.60$, the cost of the three
 # unpredictable digits (on the training sequences it dips just under, by memorising a little). Yet the
 # answers are right on sequences the model never saw: it learned the rule.
 #
-# ## 6. Let it write
+# ## 6. Predict, then test: one head, and no positions
+#
+# Two changes to the model. **One head** (`n_heads=1`) instead of two. **No positional encoding**: the
+# library has no switch for it, so the next runs replace its `positional_encoding` by zeros, with
+# `unittest.mock.patch`, for the length of one training run. Before you run them, write down what you
+# expect: will the model still reverse the held-out sequences (accuracy above 0.9)? Think of what
+# each answer position has to find, and of what attention knows about order without positions (the
+# causal mask tells a token how many came before it, but not which key stands where).
+
+# %% tags=["exercise"]
+prediction = {"one head": ..., "no positions": ...}  # for each, "reverses" or "fails"
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# Any prediction is a right answer here, if you wrote it before running the next cell. One that
+# reasons from the chapters:
+#
+# ```python
+# prediction = {"one head": "reverses", "no positions": "fails"}
+# ```
+#
+# One head: each answer position needs one look-up, at one position, so one head should do. No
+# positions: the four input digits reach the answer positions as a set, so the order is lost.
+#
+# </details>
+
+# %%
+check(
+    "prediction recorded",
+    lambda: (
+        ...
+        if Ellipsis in prediction.values()
+        else [prediction[key] in ("reverses", "fails") for key in ("one head", "no positions")]
+    ),
+    [True, True],
+)
+
+
+# %%
+def no_positions(n, d, dtype=None):
+    return np.zeros((n, d), dtype=dtype)
+
+
+variants = {}
+if Ellipsis in prediction.values():
+    print("Write your prediction first: the runs wait for it.")
+elif ready:
+    for name, n_heads, patch in [("one head", 1, mock.MagicMock()), ("no positions", 2, None)]:
+        patch = patch or mock.patch("transformer_math.model.positional_encoding", no_positions)
+        with patch:
+            variant = init_params(VOCAB_SIZE, d_model=16, d_ff=32, seed=0)
+            train(variant, inputs, targets, n_heads=n_heads, steps=100, lr=0.03, warmup_steps=10, max_grad_norm=1.0)
+            variants[name] = reference_accuracy(variant, test_seqs, n_heads=n_heads)
+        held = (variants[name] > 0.9) == (prediction[name] == "reverses")
+        print(
+            f"{name:12s}: held-out accuracy {variants[name]:.3f}; you predicted {prediction[name]!r}:",
+            "it held" if held else "it did not hold",
+        )
+
+# %% [markdown]
+# One head reverses as well as two: reversing needs one look-up per answer digit. Without positions the
+# model fails, yet it is right more often than a guess among five digits (0.2). How often would a
+# model be right that knows *which* digits the input holds but not *where*, and copies one of them at
+# random? Measure it on `test_seqs`: for each sequence and each answer digit, the fraction of the
+# four input digits equal to it, averaged over everything.
+
+# %% tags=["exercise"]
+copy_any_digit = ...  # your code: a number between 0 and 1
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# ```python
+# inputs_digits, answers = test_seqs[:, :4], test_seqs[:, 5:]
+# copy_any_digit = np.mean(inputs_digits[:, None, :] == answers[:, :, None])
+# ```
+#
+# On random digits it is $\frac14 + \frac34 \cdot \frac15 = 0.4$: the right position, or another one
+# holding the same digit.
+#
+# </details>
+
+# %%
+check(
+    "copy_any_digit",
+    lambda: ... if test_seqs is Ellipsis else copy_any_digit,
+    np.nan if test_seqs is Ellipsis else np.mean([[np.mean(s[:4] == s[5 + k]) for k in range(4)] for s in test_seqs]),
+)
+
+# %% [markdown]
+# The model without positions lands near that line: consistent with a model that has found the digits
+# but cannot tell their order (a hypothesis this lab does not test further; looking at its attention
+# weights, or removing its heads one at a time, would). A causal model is not entirely blind to order,
+# but here every answer position sees all four input digits, and without positions they are a set.
+#
+# ## 7. Let it write
 #
 # `generate` continues a prompt one token at a time. Greedy (the default) takes the most probable
 # token; with `temperature` above 0 it samples instead, here with the distribution flattened by

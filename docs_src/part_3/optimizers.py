@@ -1,9 +1,4 @@
-"""What docs/part-3/optimizers.md draws: 2 figures and 1 explorer, and its longer examples.
-
-The chapter “Gradient descent and optimizers”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
-``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
-reader moves (``hooks/explorers.py``). The page shows the sections between ``--8<--`` markers.
-"""
+"""Everything docs/part-3/optimizers.md draws or includes."""
 
 from __future__ import annotations
 
@@ -108,7 +103,8 @@ def descent_explorer() -> Explorer:
 def two_weights(decoupled, sigma, steps, runs=1, seed=0):
     """Two weights pulled towards 1 by L(w) = (100 (w0 - 1)^2 + 0.01 (w1 - 1)^2) / 2, trained by Adam with an
     L2 term (decoupled=False) or by AdamW (decoupled=True), lam = 0.1 and lr = 0.01, with noise of size sigma
-    added to each gradient entry. Returns w after every step, averaged over ``runs`` independent runs."""
+    added to each gradient entry. Returns w after every step and the optimizer's sqrt(v-hat) after the last,
+    each averaged over ``runs`` independent runs."""
     import numpy as np
 
     from transformer_math.optim import Adam, AdamW
@@ -122,7 +118,8 @@ def two_weights(decoupled, sigma, steps, runs=1, seed=0):
         g = a * (w - 1) + sigma * rng.normal(size=w.shape)
         opt.step([g] if decoupled else [g + lam * w])  # L2: lam * w joins the gradient, and so m and v
         path.append(w.mean(axis=0))
-    return np.array(path)
+    v_hat = opt.v[0] / (1 - opt.beta2**opt.t)
+    return np.array(path), np.sqrt(v_hat).mean(axis=0)
 
 
 # --8<-- [end:two-weights]
@@ -135,8 +132,9 @@ def adamw_fixed_point() -> None:
     import numpy as np
 
     a, lam, sigma = np.array([100.0, 0.01]), 0.1, np.array([1.0, 0.1])
-    l2 = two_weights(decoupled=False, sigma=sigma, steps=2500, runs=200)[-1]
-    decoupled = two_weights(decoupled=True, sigma=sigma, steps=2500, runs=200)[-1]
+    l2 = two_weights(decoupled=False, sigma=sigma, steps=2500, runs=200)[0][-1]
+    path, root_v_hat = two_weights(decoupled=True, sigma=sigma, steps=2500, runs=200)
+    decoupled = path[-1]
     print(
         "Adam + L2, mean of 200 runs:", np.round(l2, 3), "  L2 optimum a / (a + lam):      ", np.round(a / (a + lam), 3)
     )
@@ -146,6 +144,7 @@ def adamw_fixed_point() -> None:
         "  fixed point a / (a + lam sigma):",
         np.round(a / (a + lam * sigma), 3),
     )
+    print("AdamW's sqrt(v hat) after 2,500 steps:", np.round(root_v_hat, 2), "  sigma:", sigma)
     # --8<-- [end:adamw-fixed-point]
 
 
@@ -156,7 +155,7 @@ def adamw_exact() -> Figure:
     ax = fig.subplots()
     shown = np.unique(np.geomspace(1, 20_000, 300).astype(int)) - 1  # 300 steps, evenly spread on the log axis
     for colour, decoupled, name in [("C0", False, "Adam + L2 (λ = 0.1)"), ("C1", True, "AdamW (λ = 0.1)")]:
-        ax.semilogx(shown + 1, two_weights(decoupled, 0.0, 20_000)[shown, 1], color=colour, label=name)
+        ax.semilogx(shown + 1, two_weights(decoupled, 0.0, 20_000)[0][shown, 1], color=colour, label=name)
     ax.axhline(0.01 / 0.11, color="C0", ls=":", lw=1)
     ax.axhline(1.0, color="C1", ls=":", lw=1)
     ax.text(1.2, 0.13, "L2 optimum 0.0909", color="C0", fontsize=8)

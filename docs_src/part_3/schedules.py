@@ -127,15 +127,16 @@ def warmup_run(warmup_steps, seed=0, steps=300, peak_lr=0.1):
 
 
 def warmup() -> None:
-    """The page's example: the same run with and without warm-up, for three seeds."""
+    """The page's example: the same run with and without warm-up, for three seeds and two peaks."""
     # --8<-- [start:warmup]
-    for seed in range(3):
-        for warm in (0, 30):
-            losses = warmup_run(warm, seed)
-            print(
-                f"seed {seed}, warm-up {warm:2d} steps: worst loss in the first 100 steps {losses[:100].max():5.2f},"
-                f" mean of the last 50 {losses[-50:].mean():.3f}"
-            )
+    for peak_lr in (0.1, 0.01):
+        for seed in range(3):
+            for warm in (0, 30):
+                losses = warmup_run(warm, seed, peak_lr=peak_lr)
+                print(
+                    f"peak {peak_lr:<4}, seed {seed}, warm-up {warm:2d}: worst of the first 100 {losses[:100].max():5.2f},"
+                    f" mean of the last 50 {losses[-50:].mean():.3f}"
+                )
     # --8<-- [end:warmup]
 
 

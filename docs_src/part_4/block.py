@@ -1,11 +1,8 @@
-"""What docs/part-4/block.md draws: 1 figure.
-
-The chapter “The Transformer block”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
-``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
-reader moves (``hooks/explorers.py``). The page shows the sections between ``--8<--`` markers.
-"""
+"""Everything docs/part-4/block.md draws or includes."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -119,3 +116,92 @@ def block_diagram() -> Figure:
 
 
 # --8<-- [end:block-diagram]
+
+
+@functools.cache  # both themes draw the same five runs: train once per build
+# --8<-- [start:block-ablation-runs]
+def block_ablation_runs():
+    """Training and validation loss of the fables model of training.md after 700 AdamW steps, with the block whole
+    and with one piece removed: (variant, learning rate) -> (training loss, validation loss).
+
+    "no feed-forward" starts with W_1, b_1 and W_2 at 0: the ReLU's input is then 0, its gradient 0, so the three
+    stay 0 for the whole run (only b_2, one vector added to every token, can learn). "no LayerNorm" replaces the
+    library's layer_norm and its backward by the identity for the run. One seed each, the set-up of training.md.
+    """
+    from contextlib import nullcontext
+    from unittest import mock
+
+    from transformer_math.data import load_text
+    from transformer_math.information import cross_entropy_from_logits
+    from transformer_math.optim import AdamW
+    from transformer_math.transformer import forward, init_params, loss_and_grads, make_windows
+
+    text = load_text("aesop")
+    chars = sorted(set(text))
+    ids = np.array([chars.index(c) for c in text])
+    split = int(0.9 * len(ids))
+    x_train, y_train = make_windows(ids[:split], seq_len=16)
+    x_val, y_val = make_windows(ids[split:], seq_len=16)
+
+    def identity(x, gamma=None, beta=None, eps=1e-5, axis=-1):
+        return x
+
+    def identity_backward(dy, x, gamma, eps=1e-5):
+        return dy, np.zeros_like(gamma), np.zeros_like(gamma)
+
+    def run(variant, lr):
+        params = init_params(vocab_size=len(chars), d_model=32, d_ff=32, seed=0, output_scale=0.1)
+        if variant == "no feed-forward":
+            for name in ("W_1", "b_1", "W_2"):
+                params[name][...] = 0.0
+        names = list(params)
+        optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=0.01)
+        rng = np.random.default_rng(0)
+        patch = nullcontext()
+        if variant == "no LayerNorm":
+            patch = mock.patch.multiple(
+                "transformer_math.model", layer_norm=identity, layer_norm_backward=identity_backward
+            )
+        with patch:
+            for _ in range(700):
+                rows = rng.integers(0, len(x_train), size=32)
+                _, grads = loss_and_grads(params, x_train[rows], y_train[rows], n_heads=2)
+                optimizer.step([grads[name] for name in names])
+            losses = []
+            for x, y in [(x_train[::8], y_train[::8]), (x_val, y_val)]:
+                logits, _ = forward(params, x, n_heads=2)
+                losses.append(float(cross_entropy_from_logits(logits, y)))
+        return tuple(losses)
+
+    runs = [("whole block", 0.01), ("no feed-forward", 0.01), ("no LayerNorm", 0.01)]
+    runs += [("whole block", 0.05), ("no LayerNorm", 0.05)]
+    return {(variant, lr): run(variant, lr) for variant, lr in runs}
+
+
+# --8<-- [end:block-ablation-runs]
+
+
+@figure("block-ablation")
+def block_ablation() -> Figure:
+    """Grouped bars: training and validation loss of the fables model, whole and without one piece, at two rates."""
+    runs = block_ablation_runs()
+    fig = Figure(figsize=(4.3, 4.6), layout="constrained")
+    axes = fig.subplots(2, 1, height_ratios=[3, 2])
+    limit = 3.6
+    for ax, lr in zip(axes, (0.01, 0.05)):
+        variants = [variant for variant, rate in runs if rate == lr]
+        y = np.arange(len(variants))[::-1]
+        for offset, which, colour, label in [(0.18, 0, "C0", "training"), (-0.18, 1, "C1", "validation")]:
+            values = np.array([runs[(variant, lr)][which] for variant in variants])
+            ax.barh(y + offset, np.minimum(values, limit), height=0.34, color=colour, label=label)
+            for yi, value in zip(y + offset, values):
+                if value > limit:  # off the scale: the bar stops at the edge, its value written on it
+                    ax.text(limit - 0.05, yi, f"{value:.2f} →", ha="right", va="center", fontsize=9)
+                else:
+                    ax.text(value + 0.05, yi, f"{value:.2f}", ha="left", va="center", fontsize=9)
+        ax.set_yticks(y, variants)
+        ax.set_xlim(0, limit)
+        ax.set_title(f"learning rate {lr}", fontsize=11)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncols=2, fontsize=9)
+    axes[1].set_xlabel("loss after 700 steps (nats per character)")
+    return fig

@@ -1,9 +1,4 @@
-"""What docs/part-4/multi-head.md draws: 1 figure.
-
-The chapter “Multi-head attention”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
-``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
-reader moves (``hooks/explorers.py``). The page shows the sections between ``--8<--`` markers.
-"""
+"""Everything docs/part-4/multi-head.md draws or includes."""
 
 from __future__ import annotations
 

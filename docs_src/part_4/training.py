@@ -1,9 +1,4 @@
-"""What docs/part-4/training.md draws: 3 figures and 1 explorer.
-
-The chapter “Training the tiny Transformer”. A function registered with ``@figure`` is drawn by ``hooks/figures.py`` as
-``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; one registered with ``@explorer`` becomes a figure the
-reader moves (``hooks/explorers.py``). The page shows the sections between ``--8<--`` markers.
-"""
+"""Everything docs/part-4/training.md draws or includes."""
 
 from __future__ import annotations
 
@@ -79,9 +74,9 @@ STREAM = [VOCAB.index(word) for word in "the cat sat on the mat the cat sat on t
 SEQ_LEN, N_HEADS, STEPS, LR = 8, 2, 300, 0.01
 SIZES = {"vocab_size": 5, "d_model": 8, "d_ff": 32, "seed": 0}
 SNAPSHOTS = [0, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250, 300]
+
+
 # --8<-- [end:cat-mat]
-
-
 @functools.cache  # two figures, both themes and the explorer draw the same run: train once per build
 # --8<-- [start:training-run]
 def training_run():

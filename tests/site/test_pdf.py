@@ -42,7 +42,7 @@ def headings() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def pdf(built_site) -> Path:
+def pdf(built_site, built_pdf) -> Path:
     path = built_site / PDF_NAME
     assert path.is_file(), f"no {PDF_NAME}: is Chromium installed? (python3 dev.py test installs it)"
     return path

@@ -10,9 +10,7 @@ notebooks at once) and compares each cell's stdout with the page's output block.
 from __future__ import annotations
 
 import copy
-import json
 import os
-import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,12 +18,12 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from hooks import notebooks as hook  # for notebook_path
+from tests.background import background
 from tools.chapter_notebook import chapter_notebook
 from tools.docblocks import normalize, pair_examples
 from tools.kernels import KernelManager
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 CHAPTERS = sorted(path for path in DOCS.glob("part-*/*.md") if path.name != "index.md")
 
@@ -56,7 +54,7 @@ def execute(notebook):
     return executed
 
 
-@pytest.fixture(scope="module")
+@background
 def executed():
     """Every chapter's notebook, executed; several kernels at once (each notebook in its own)."""
     workers = max(2, min(8, (os.cpu_count() or 2) * 2))
@@ -205,37 +203,3 @@ def test_generator_expands_snippets_as_the_page_shows_them(tmp_path):
         for cell in notebook_of(page).cells:
             if cell.cell_type == "code":
                 assert "--8<--" not in cell.source and "8<" not in stdout_of(cell)
-
-
-# --- the built site -----------------------------------------------------------------------------
-
-
-DOWNLOAD_BUTTON = re.compile(r'<a href="([^"]+\.ipynb)" download[^>]*aria-label="Download')
-
-
-def test_every_chapter_and_lab_page_offers_its_notebook(built_site):
-    pages = [page.relative_to(DOCS).as_posix() for page in CHAPTERS]
-    pages += [f"labs/{lab.name}" for lab in sorted((DOCS / "labs").glob("*.py"))]
-    links = []
-    for src in pages:
-        html = (built_site / re.sub(r"\.(md|py)$", "", src) / "index.html").read_text(encoding="utf-8")
-        link = DOWNLOAD_BUTTON.search(html)
-        assert link, f"{src}: no download button"
-        target = (built_site / re.sub(r"\.(md|py)$", "", src) / link.group(1)).resolve()
-        assert target.is_file(), f"{src}: {link.group(1)} is not in the site"
-        nbformat.validate(nbformat.reads(target.read_text(encoding="utf-8"), as_version=4))
-        links.append(link.group(1))
-    names = [Path(link).name for link in links]
-    assert len(set(names)) == len(names), f"downloads share a file name: {sorted(names)}"
-    for other in ["index.html", "reference/index.html", "contributing/index.html"]:  # their prose may name .ipynb
-        html = (built_site / other).read_text(encoding="utf-8")
-        assert not DOWNLOAD_BUTTON.search(html) and 'download class="md-content__button' not in html, other
-
-
-def test_chapter_notebook_in_the_site_matches_the_generator(built_site):
-    page = CHAPTERS[0]
-    src = page.relative_to(DOCS).as_posix()
-    built = json.loads((built_site / hook.notebook_path(src)).read_text(encoding="utf-8"))
-    code = [cell for cell in built["cells"] if "page_line" in cell["metadata"]]
-    expected = [cell for cell in notebook_of(page).cells if "page_line" in cell.metadata]
-    assert ["".join(cell["source"]) for cell in code] == [cell.source for cell in expected]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = re.compile(r'^\s*--8<-- "(src/[^":]+):([^"]+)"\s*$')
 IMPORT = re.compile(r"^\s*(?:from \S+ )?import (.+?)\s*(?:#.*)?$")
 

@@ -23,10 +23,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.background import background
 from tools.kernels import KernelManager
 from tools.labs import exercises, solution, solved, with_code
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
 VERDICT = re.compile(
     r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>.*?)(?: - | is\b| has\b| raised\b| contains\b|$)", re.M
@@ -45,6 +46,34 @@ MISTAKES = {
             "    result = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n"
             "            for k in range(m):\n                result[i, j] += X[i, k] * Y[k, j]\n    return result",
             ["matmul(C, D)"],
+        ),
+        # right numbers by a shortcut: @, np.dot in the loops, einsum, broadcasting, the library, .dot, an alias
+        (4, "def matmul(X, Y):\n    return np.asarray(X) @ np.asarray(Y)", ["matmul written with loops"]),
+        (
+            4,
+            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    result = np.zeros((X.shape[0], Y.shape[1]))\n"
+            "    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n"
+            "            result[i, j] = np.dot(X[i], Y[:, j])\n    return result",
+            ["matmul written with loops"],
+        ),
+        (4, "def matmul(X, Y):\n    return np.einsum('ik,kj->ij', X, Y)", ["matmul written with loops"]),
+        (
+            4,
+            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n"
+            "    return (X[:, :, None] * Y[None, :, :]).sum(axis=1)",
+            ["matmul written with loops"],
+        ),
+        (
+            4,
+            "from transformer_math.linalg import matmul_loops\n\n\ndef matmul(X, Y):\n    return matmul_loops(X, Y)",
+            ["matmul written with loops"],
+        ),
+        (4, "def matmul(X, Y):\n    return np.asarray(X).dot(Y)", ["matmul written with loops"]),
+        (
+            4,
+            "from numpy import tensordot as t\n\n\ndef matmul(X, Y):\n"
+            "    return np.array([[t(X, Y, 1)[i, j] for j in range(2 if len(Y[0]) == 2 else 1)] for i in range(2)])",
+            ["matmul written with loops"],
         ),
     ],
     "softmax": [
@@ -161,6 +190,102 @@ MISTAKES = {
             ["one step from 1.0 with grad 0.5", "loss below 0.1 after 100 steps", "training accuracy"],
         ),
     ],
+    "transformer-block": [
+        # LayerNorm over the whole array, or over the tokens, instead of each token's features
+        (
+            1,
+            "def layer_norm(x, gamma, beta, eps=1e-5):\n    return gamma * (x - x.mean()) / np.sqrt(x.var() + eps) + beta",
+            ["layer_norm(X0, ln1_g, ln1_b)"],
+        ),
+        (
+            1,
+            "def layer_norm(x, gamma, beta, eps=1e-5):\n"
+            "    return gamma * (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) + beta",
+            ["layer_norm(X0, ln1_g, ln1_b)"],
+        ),
+        # the library's LayerNorm: the numbers match, the code check must not
+        (
+            1,
+            "def layer_norm(x, gamma, beta, eps=1e-5):\n    from transformer_math.stats import layer_norm as ln\n"
+            "    return ln(x, gamma, beta, eps=eps)",
+            ["own code: layer_norm"],
+        ),
+        # no causal mask; the scale of the full width; heads cut by a reshape without the transpose
+        (
+            2,
+            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n    n, d = A.shape\n    d_head = d // n_heads\n"
+            "    Q, K, V = A @ W_Q, A @ W_K, A @ W_V\n    heads = []\n    for l in range(n_heads):\n"
+            "        c = slice(l * d_head, (l + 1) * d_head)\n        s = Q[:, c] @ K[:, c].T / np.sqrt(d_head)\n"
+            "        w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+            "        heads.append(w / w.sum(axis=-1, keepdims=True) @ V[:, c])\n"
+            "    return np.concatenate(heads, axis=1) @ W_O",
+            ["self_attention(A)"],
+        ),
+        (
+            2,
+            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n    n, d = A.shape\n    d_head = d // n_heads\n"
+            "    Q, K, V = A @ W_Q, A @ W_K, A @ W_V\n    causal = np.tril(np.ones((n, n), dtype=bool))\n"
+            "    heads = []\n    for l in range(n_heads):\n        c = slice(l * d_head, (l + 1) * d_head)\n"
+            "        s = np.where(causal, Q[:, c] @ K[:, c].T / np.sqrt(d), -np.inf)\n"
+            "        w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+            "        heads.append(w / w.sum(axis=-1, keepdims=True) @ V[:, c])\n"
+            "    return np.concatenate(heads, axis=1) @ W_O",
+            ["self_attention(A)"],
+        ),
+        (
+            2,
+            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n    n, d = A.shape\n    d_head = d // n_heads\n"
+            "    q, k, v = ((A @ W).reshape(n_heads, n, d_head) for W in (W_Q, W_K, W_V))\n"
+            "    s = np.where(np.tril(np.ones((n, n), dtype=bool)), q @ k.transpose(0, 2, 1) / np.sqrt(d_head), -np.inf)\n"
+            "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    o = (w / w.sum(axis=-1, keepdims=True)) @ v\n"
+            "    return o.reshape(n, d) @ W_O",
+            ["self_attention(A)"],
+        ),
+        # the library's attention, through a module alias: right numbers, caught by the code check, also in forward_pass
+        (
+            2,
+            "import transformer_math.attention as tma\n\n\n"
+            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n"
+            "    return tma.multi_head_attention(A, W_Q, W_K, W_V, W_O, n_heads=n_heads, mask=tma.causal_mask(len(A)))[0]",
+            ["own code: self_attention", "own code: forward_pass"],
+        ),
+        # ReLU after W_2 instead of between the layers
+        (
+            3,
+            "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
+            ["feed_forward(A)"],
+        ),
+        # post-LN (the original's order); no final LayerNorm; the library's forward; the expected values copied
+        (
+            4,
+            "def forward_pass(params, tokens, n_heads=2):\n    p = params\n"
+            "    x0 = p['W_E'][tokens] + positional_encoding(len(tokens), p['W_E'].shape[1])\n"
+            "    x1 = layer_norm(x0 + self_attention(x0, p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads), p['ln1_g'], p['ln1_b'])\n"
+            "    x2 = layer_norm(x1 + feed_forward(x1, p['W_1'], p['b_1'], p['W_2'], p['b_2']), p['ln2_g'], p['ln2_b'])\n"
+            "    return layer_norm(x2, p['lnf_g'], p['lnf_b']) @ p['W_U']",
+            ["logits of 'the cat sat on'", "logits of 'the mat the cat sat'"],
+        ),
+        (
+            4,
+            "def forward_pass(params, tokens, n_heads=2):\n    p = params\n"
+            "    x0 = p['W_E'][tokens] + positional_encoding(len(tokens), p['W_E'].shape[1])\n"
+            "    x1 = x0 + self_attention(layer_norm(x0, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n"
+            "    x2 = x1 + feed_forward(layer_norm(x1, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])\n"
+            "    return x2 @ p['W_U']",
+            ["logits of 'the cat sat on'", "logits of 'the mat the cat sat'"],
+        ),
+        (
+            4,
+            "def forward_pass(params, tokens, n_heads=2):\n    from transformer_math.model import forward\n"
+            "    return forward(params, tokens, n_heads)[0]",
+            ["own code: forward_pass"],
+        ),
+        (
+            4,
+            "def forward_pass(params, tokens, n_heads=2):\n    return EXPECTED_LOGITS",
+            ["logits of 'the mat the cat sat'"],
+        ),
+    ],
     "backward-passes": [
         (1, "grad_by_hand = [1 / 3, 2 / 3, 1 / 3]", ["grad_by_hand"]),
         (
@@ -190,6 +315,34 @@ MISTAKES = {
             "    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n"
             "    return (dy - dy.mean(axis=-1, keepdims=True) - x_hat * (dy * x_hat).mean(axis=-1, keepdims=True)) / s",
             ["ln_dx", "gradient_check of ln_dx"],
+        ),
+        # attention: P dO instead of P^T dO; the softmax rule without its row sum; no 1/sqrt(d_k); dS Q for dK
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
+            "    return dS @ K / np.sqrt(3), dS.T @ Q / np.sqrt(3), P @ dO",
+            ["gradient_check of dV"],
+        ),
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T)\n    return dS @ K / np.sqrt(3), dS.T @ Q / np.sqrt(3), P.T @ dO",
+            ["gradient_check of dQ", "gradient_check of dK"],
+        ),
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
+            "    return dS @ K, dS.T @ Q, P.T @ dO",
+            ["gradient_check of dQ", "gradient_check of dK"],
+        ),
+        (
+            5,
+            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
+            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
+            "    return dS @ K / np.sqrt(3), dS @ Q / np.sqrt(3), P.T @ dO",
+            ["gradient_check of dK"],
         ),
     ],
     "adam": [
@@ -267,6 +420,18 @@ MISTAKES = {
             "    return np.mean(np.argmax(logits[:, 4:], axis=-1) == seqs[:, 4:8])",
             ["answer_accuracy of the untrained model", "held-out accuracy above 0.95"],
         ),
+        # a measure that is wrong but says 1 when every answer is right: only a check away from 1 catches it
+        (
+            4,
+            "def answer_accuracy(params, seqs):\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
+            "    return np.mean(np.argmax(logits[:, 4:], axis=-1) == seqs[:, 5:]) ** 0.25",
+            ["answer_accuracy of the untrained model", "answer_accuracy on unreversed answers"],
+        ),
+        # a prediction that is not one of the two words
+        (5, 'prediction = {"one head": "yes", "no positions": "fails"}', ["prediction recorded"]),
+        # the chance of a guess among five digits, or of the right position only, instead of copying any input digit
+        (6, "copy_any_digit = 1 / 5", ["copy_any_digit"]),
+        (6, "copy_any_digit = np.mean(test_seqs[:, :4] == test_seqs[:, 5:])", ["copy_any_digit"]),
     ],
 }
 
@@ -310,7 +475,7 @@ for _lab in LABS:
         CASES[(_lab.stem, f"mistake {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
 
 
-@pytest.fixture(scope="module")
+@background
 def verdicts():
     """Every case of every lab, run in parallel kernels (one kernel per run)."""
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -346,83 +511,3 @@ def test_typical_mistakes_fail_their_checks(lab, case, number, expected_wrong, v
     found = dict((name, verdict) for verdict, name in verdicts[(lab, f"mistake {case}")])
     for name in expected_wrong:
         assert found.get(name) == "Wrong", f"{lab}, exercise {number}: check {name!r} said {found.get(name)}"
-
-
-# --- the built lab pages ------------------------------------------------------------------------
-
-
-def first_load_gzip_bytes(site: Path, page: str) -> int:
-    """gzip bytes of a page's HTML plus every stylesheet and script it loads from the site."""
-    import gzip
-
-    html_path = site / page / "index.html"
-    html = html_path.read_text(encoding="utf-8")
-    refs = re.findall(r'<link\b[^>]*\brel="stylesheet"[^>]*\bhref="([^"]+)"', html)
-    refs += re.findall(r'<link\b[^>]*\bhref="([^"]+)"[^>]*\brel="stylesheet"', html)
-    refs += re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', html)
-    total = len(gzip.compress(html.encode("utf-8"), 6))
-    for ref in dict.fromkeys(refs):
-        total += len(gzip.compress((html_path.parent / ref.split("?")[0]).resolve().read_bytes(), 6))
-    return total
-
-
-def test_lab_pages_weigh_no_more_than_twice_a_chapter(built_site):
-    chapters = sorted(
-        page.relative_to(ROOT / "docs").with_suffix("").as_posix()
-        for page in (ROOT / "docs").glob("part-*/*.md")
-        if page.name != "index.md"
-    )
-    chapter_weights = sorted(first_load_gzip_bytes(built_site, page) for page in chapters)
-    median = chapter_weights[len(chapter_weights) // 2]
-    for lab in LABS:
-        weight = first_load_gzip_bytes(built_site, f"labs/{lab.stem}")
-        assert weight <= 2 * median, f"{lab.stem}: {weight} gzip bytes, a median chapter {median}"
-
-
-def test_lab_pages_show_the_solved_run_and_the_download_keeps_the_blanks(built_site):
-    from bs4 import BeautifulSoup
-
-    for lab in LABS:
-        notebook = load(lab)
-        soup = BeautifulSoup((built_site / "labs" / lab.stem / "index.html").read_text(encoding="utf-8"), "html.parser")
-        assert "This page shows the lab solved" in soup.get_text(), f"{lab.stem}: no note that the page is solved"
-        printed = "\n".join(block.get_text() for block in soup.select(".language-output"))
-        shown = [match.group("verdict") for match in VERDICT.finditer(printed)]
-        assert shown == ["Correct"] * check_calls(notebook), f"{lab.stem}: the page shows {shown}"
-        cells = [" ".join(cell.get_text().split()) for cell in soup.select(".celltag_solution .highlight")]
-        solutions = [" ".join(solution(notebook, index).split()) for index in exercises(notebook)]
-        assert cells == solutions, f"{lab.stem}: the solution cells differ from the reference solutions"
-        assert not soup.select("details"), f"{lab.stem}: the folded solutions are shown twice"
-        download = nbformat.reads((built_site / "notebooks" / f"lab-{lab.stem}.ipynb").read_text("utf-8"), 4)
-        blanks = [download.cells[index].source for index in exercises(download)]
-        assert blanks == [notebook.cells[index].source for index in exercises(notebook)], lab.stem
-        assert all("..." in blank for blank in blanks), f"{lab.stem}: a downloaded exercise has no blank"
-
-
-def test_lab_pages_have_rendered_math_and_no_notebook_css_or_scripts(built_site):
-    for lab in LABS:
-        html = (built_site / "labs" / lab.stem / "index.html").read_text(encoding="utf-8")
-        content = html[html.index('<div class="jupyter-wrapper">') :]
-        content = content[: content.index("</article>")]
-        assert 'class="katex' in content, f"{lab.stem}: no KaTeX"
-        assert not re.search(r'class="arithmatex">\s*\\[(\[]', content), f"{lab.stem}: a formula left unrendered"
-        assert "$" not in re.sub(r"<(pre|code)\b.*?</\1>", "", content, flags=re.S), f"{lab.stem}: raw $ math"
-        assert "<style" not in content and "<script" not in content, f"{lab.stem}: inline CSS or script"
-        assert "mathjax" not in html.lower(), f"{lab.stem}: MathJax"
-        assert "language-output" in content, f"{lab.stem}: outputs are not the guide's output blocks"
-
-
-def test_invalid_tex_in_a_lab_fails_with_page_and_formula():
-    """nbconvert writes a Markdown cell's formulas for MathJax; hooks/notebooks.py makes them the placeholders
-    that hooks/katex_render.py typesets, so a broken one stops the build as on a chapter."""
-    from mkdocs.exceptions import PluginError
-    from nbconvert.filters.markdown_mistune import markdown2html_mistune
-
-    from hooks.katex_render import render_math
-    from hooks.notebooks import theme_notebook_html
-
-    cell = markdown2html_mistune("A broken formula: $\\frac{1}{$ and a good one $x^2$, and `$code$`.")
-    html = theme_notebook_html(f'<div class="jp-RenderedMarkdown">{cell}</div>')
-    assert '<span class="arithmatex">\\(x^2\\)</span>' in html and "<code>$code$</code>" in html
-    with pytest.raises(PluginError, match=r"labs/broken\.py: invalid TeX in formula '\\\\frac\{1\}\{'"):
-        render_math(html, "labs/broken.py")

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import subprocess
-import sys
-import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from hooks import katex_render, no_external
+from hooks import no_external
 from tools.docblocks import SnippetExpander
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 
@@ -150,14 +146,6 @@ def test_katex_fonts_are_cut_down_but_keep_every_character_a_page_draws(built_si
     assert shipped_bytes < 0.75 * original_bytes, (shipped_bytes, original_bytes)
 
 
-def test_drawn_characters_are_the_html_part_of_a_formula():
-    rendered = (
-        '<span class="katex"><span class="katex-mathml"><math><mi>μ</mi></math></span>'
-        '<span class="katex-html" aria-hidden="true"><span class="mord">x&lt;y</span></span></span>'
-    )
-    assert katex_render.drawn_characters(rendered) == {"x", "<", "y"}
-
-
 def test_no_page_loads_from_another_host(built_site):
     for page in pages(built_site):
         assert no_external.external_requests(page.read_text(encoding="utf-8")) == [], page.relative_to(built_site)
@@ -190,83 +178,6 @@ def test_code_on_each_page_is_the_code_the_doc_tests_run(built_site):
     assert compared > 0
 
 
-def test_page_code_has_at_most_two_blank_lines_in_a_row():
-    """As the formatter writes Python: a library section ends with two blank lines, so a page that adds one
-    more after its --8<-- line shows three (tests/test_style.py formats the sources, not the pages)."""
-    expander = SnippetExpander(ROOT / "mkdocs.yml")
-    for md in sorted((ROOT / "docs").rglob("*.md")):
-        for number, block in enumerate(expander.python_blocks(md.read_text(encoding="utf-8")), start=1):
-            assert "\n\n\n\n" not in block.strip("\n"), f"{md.relative_to(ROOT)}: Python block {number}"
-
-
-# --- the build fails where it must ------------------------------------------------------------
-
-
-def test_invalid_tex_names_page_and_formula():
-    bad = '<p><span class="arithmatex">\\(\\frac{a}{\\)</span></p>'
-    with pytest.raises(Exception, match=r"part-9/bad\.md: invalid TeX in formula '\\\\frac\{a\}\{'"):
-        katex_render.render_math(bad, "part-9/bad.md")
-
-
-def test_katex_rendering_of_inline_and_display_math():
-    out = katex_render.render_math(
-        '<span class="arithmatex">\\(a &lt; b\\)</span><div class="arithmatex">\\[x^2\\]</div>', "t.md"
-    )
-    assert out.count('class="katex"') == 2 and 'class="katex-display"' in out
-    assert "&lt;" in out and "\\(" not in out
-
-
-def test_invalid_tex_fails_a_strict_build(tmp_path):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "index.md").write_text("# Bad\n\n$$\n\\frac{1}{\n$$\n")
-    (tmp_path / "mkdocs.yml").write_text(
-        textwrap.dedent(f"""\
-        site_name: bad tex
-        hooks:
-          - {ROOT / "hooks" / "katex_render.py"}
-        markdown_extensions:
-          - pymdownx.arithmatex:
-              generic: true
-        """)
-    )
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-    assert result.returncode != 0
-    assert "index.md: invalid TeX in formula" in result.stdout + result.stderr
-
-
-@pytest.mark.parametrize(
-    ("snippet", "found"),
-    [
-        ('<script src="https://cdn.example.org/katex.js"></script>', True),
-        ('<link rel="stylesheet" href="//fonts.googleapis.com/css">', True),
-        ('<img src="http://example.org/a.png" alt="">', True),
-        ('<div style="background: url(https://example.org/bg.png)"></div>', True),
-        ("<style>@import 'https://example.org/x.css';</style>", True),
-        ('<a href="https://github.com/">a link is not a request</a>', False),
-        ('<link rel="canonical" href="https://example.org/page/">', False),
-        ('<script src="../assets/javascripts/bundle.js"></script><img src="figures/a.svg" alt="">', False),
-    ],
-)
-def test_external_request_detection(snippet, found):
-    assert bool(no_external.external_requests(snippet)) is found
-
-
-def test_harness_reads_the_same_snippet_options_as_mkdocs():
-    from mkdocs.config import load_config
-
-    from tools.docblocks import snippet_options
-
-    assert (
-        snippet_options(ROOT / "mkdocs.yml") == load_config(str(ROOT / "mkdocs.yml")).mdx_configs["pymdownx.snippets"]
-    )
-
-
 def test_figures_reserve_their_space_and_load_lazily(built_site):
     images = 0
     for page in pages(built_site):
@@ -293,26 +204,6 @@ def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index
     locations = {doc["location"].split("#")[0] for doc in json.loads(index)["docs"]}
     assert "labs/" in locations and not any(where.startswith("labs/") and where != "labs/" for where in locations)
     assert "the squared deviations are 9, 1, 1, 1" not in index  # an exercise's folded solution (statistics)
-
-
-@pytest.mark.parametrize(
-    ("tex", "text"),
-    [
-        (r"\(-\log Q(x)\)", "-log Q(x)"),
-        (
-            r"\[\operatorname{softmax}(z)_i = \frac{e^{z_i}}{\sum_{j} e^{z_j}}\]",
-            "softmax(z)_i = (e^(z_i))/(∑_j e^(z_j))",
-        ),
-        (r"\[\mathrm{PPL} = \exp\Big(-\frac1N \sum_t \ln p_t\Big)\,.\]", "PPL = exp(-(1)/(N) ∑_t ln p_t)."),
-        (r"\(\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}\)", "(x - μ)/(√(σ^2 + ε))"),
-        (r"\(W \in \mathbb{R}^{d \times d_k}\)", "W ∈ ℝ^(d × d_k)"),
-        (r"\[\begin{aligned} a &= \Sigma \\\\ b &\le \lVert v \rVert \end{aligned}\]", "a = Σ b ≤ ‖ v ‖"),
-    ],
-)
-def test_formulas_are_indexed_as_plain_text(tex, text):
-    from tools.formula_text import formula_text
-
-    assert formula_text(tex) == text
 
 
 def test_the_404_page_leads_back_to_the_home_page_each_part_and_search(built_site):
@@ -349,7 +240,7 @@ def _outline_titles(outline):
         yield from _outline_titles(item) if isinstance(item, list) else [item.title]
 
 
-def test_the_whole_guide_is_one_pdf_with_contents_page_numbers_and_every_chapter(built_site):
+def test_the_whole_guide_is_one_pdf_with_contents_page_numbers_and_every_chapter(built_site, built_pdf):
     """tools/pdf.py printed the print page (every chapter) with Chromium, then removed that page."""
     import pypdf
 
@@ -357,7 +248,8 @@ def test_the_whole_guide_is_one_pdf_with_contents_page_numbers_and_every_chapter
 
     pdf = built_site / PDF_NAME
     assert pdf.is_file(), f"no {PDF_NAME}: is Chromium installed? (python3 dev.py test installs it)"
-    assert not (built_site / "print_page").exists(), "the print page is over the page budget; only the PDF ships"
+    for folder in (built_site, built_pdf):
+        assert not (folder / "print_page").exists(), "the print page is over the page budget; only the PDF ships"
     assert f'href="{PDF_NAME}"' in (built_site / "index.html").read_text(encoding="utf-8"), "the home page links it"
     reader = pypdf.PdfReader(pdf)
     titles = set(_outline_titles(reader.outline))
@@ -370,26 +262,3 @@ def test_the_whole_guide_is_one_pdf_with_contents_page_numbers_and_every_chapter
     assert first.startswith("Mathematics for Transformers"), first[:300]  # the title page (tests/site/test_pdf.py)
     assert str(len(reader.pages) // 2 + 1) in later.split(), "the page number in the footer"
     assert "Skip to content" not in first + later and "Initializing search" not in first + later
-
-
-@pytest.mark.slow
-def test_the_pdf_is_printed_from_a_relative_site_folder(tmp_path, monkeypatch):
-    """`python3 dev.py build` (and so the Pages workflow) passes "site": Chromium needs an absolute file:// address."""
-    import pypdf
-
-    from tools.pdf import PDF_NAME, find_browser, make_pdf
-
-    if find_browser() is None:
-        pytest.skip("no Chromium (python3 dev.py test installs it)")
-    site = tmp_path / "site"
-    (site / "print_page").mkdir(parents=True)
-    (site / "print_page" / "index.html").write_text(
-        '<div id="print-site-page"><section class="print-page" id="index"><h1 id="index-home">Home</h1>'
-        "<details><summary>A solution</summary><p>Opened on paper</p></details></section></div>"
-    )
-    monkeypatch.chdir(tmp_path)
-    made = make_pdf(Path("site"))
-    assert made == site.resolve() / PDF_NAME
-    text = " ".join(page.extract_text() for page in pypdf.PdfReader(made).pages)
-    assert "Opened on paper" in text and "Contents" in text
-    assert not (site / "print_page").exists()

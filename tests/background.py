@@ -1,0 +1,106 @@
+"""Session fixtures computed in the background, so that what is slow runs while other tests run.
+
+Building the site, printing its PDF, reading every page in Chromium and running notebooks in kernels take minutes,
+mostly waiting on other processes. A fixture declared with ``@background`` starts in a thread of its own as soon
+as the tests are collected, when a collected test needs it (``start_needed``, from tests/conftest.py); the
+pages and the library are tested meanwhile (``testpaths`` puts them first), and the fixture hands over its
+value, or raises what its computation raised, when a test asks for it. One job may wait for another's value
+(``result``): the PDF and the browser start the moment the site is built.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+_JOBS: dict[str, _Job] = {}
+_PROCESSES: list[subprocess.Popen] = []
+_LOCK = threading.Lock()
+_TEMP: list[Path] = []
+
+
+class _Job:
+    def __init__(self, compute: Callable[[], object]) -> None:
+        self.compute = compute
+        self.thread: threading.Thread | None = None
+        self.done = threading.Event()
+        self.value: object = None
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        with _LOCK:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name=self.compute.__name__, daemon=True)
+                self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.value = self.compute()
+        except BaseException as error:  # noqa: BLE001 - raised again in the test that asks for the value
+            self.error = error
+        finally:
+            self.done.set()
+
+    def result(self):
+        self.start()
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def background(compute: Callable[[], object]):
+    """A session fixture named like ``compute``, whose value ``compute()`` makes in the background."""
+    job = _JOBS[compute.__name__] = _Job(compute)
+
+    def fixture():
+        return job.result()
+
+    fixture.__doc__ = compute.__doc__
+    return pytest.fixture(scope="session", name=compute.__name__)(fixture)
+
+
+def result(name: str):
+    """Another background fixture's value, from within a job."""
+    return _JOBS[name].result()
+
+
+def start_needed(items) -> None:
+    """Start every background fixture that a collected test needs."""
+    needed = {name for item in items for name in getattr(item, "fixturenames", ())}
+    for name, job in _JOBS.items():
+        if name in needed:
+            job.start()
+
+
+def run(command: list[str], **options) -> subprocess.CompletedProcess:
+    """``subprocess.run(command, capture_output=True, text=True)``, stopped if the session ends first."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
+    with _LOCK:
+        _PROCESSES.append(process)
+    stdout, stderr = process.communicate()
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def temp_dir(prefix: str) -> Path:
+    """A new folder, removed when the session ends."""
+    path = Path(tempfile.mkdtemp(prefix=f"transformer-math-{prefix}-"))
+    with _LOCK:
+        _TEMP.append(path)
+    return path
+
+
+def stop() -> None:
+    """At the end of the session: stop what still runs (a run cut short by -x) and remove the folders."""
+    with _LOCK:
+        for process in _PROCESSES:
+            if process.poll() is None:
+                process.kill()
+        for path in _TEMP:
+            shutil.rmtree(path, ignore_errors=True)

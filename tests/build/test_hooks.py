@@ -1,0 +1,138 @@
+"""The build steps on their own, without building the site: formulas to KaTeX (and invalid TeX that stops the
+build, on a page or in a lab), the no-external-request check, formulas as search text, and the PDF print."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hooks import katex_render, no_external
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_drawn_characters_are_the_html_part_of_a_formula():
+    rendered = (
+        '<span class="katex"><span class="katex-mathml"><math><mi>μ</mi></math></span>'
+        '<span class="katex-html" aria-hidden="true"><span class="mord">x&lt;y</span></span></span>'
+    )
+    assert katex_render.drawn_characters(rendered) == {"x", "<", "y"}
+
+
+def test_invalid_tex_names_page_and_formula():
+    bad = '<p><span class="arithmatex">\\(\\frac{a}{\\)</span></p>'
+    with pytest.raises(Exception, match=r"part-9/bad\.md: invalid TeX in formula '\\\\frac\{a\}\{'"):
+        katex_render.render_math(bad, "part-9/bad.md")
+
+
+def test_katex_rendering_of_inline_and_display_math():
+    out = katex_render.render_math(
+        '<span class="arithmatex">\\(a &lt; b\\)</span><div class="arithmatex">\\[x^2\\]</div>', "t.md"
+    )
+    assert out.count('class="katex"') == 2 and 'class="katex-display"' in out
+    assert "&lt;" in out and "\\(" not in out
+
+
+def test_invalid_tex_fails_a_strict_build(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Bad\n\n$$\n\\frac{1}{\n$$\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        textwrap.dedent(f"""\
+        site_name: bad tex
+        hooks:
+          - {ROOT / "hooks" / "katex_render.py"}
+        markdown_extensions:
+          - pymdownx.arithmatex:
+              generic: true
+        """)
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode != 0
+    assert "index.md: invalid TeX in formula" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("snippet", "found"),
+    [
+        ('<script src="https://cdn.example.org/katex.js"></script>', True),
+        ('<link rel="stylesheet" href="//fonts.googleapis.com/css">', True),
+        ('<img src="http://example.org/a.png" alt="">', True),
+        ('<div style="background: url(https://example.org/bg.png)"></div>', True),
+        ("<style>@import 'https://example.org/x.css';</style>", True),
+        ('<a href="https://github.com/">a link is not a request</a>', False),
+        ('<link rel="canonical" href="https://example.org/page/">', False),
+        ('<script src="../assets/javascripts/bundle.js"></script><img src="figures/a.svg" alt="">', False),
+    ],
+)
+def test_external_request_detection(snippet, found):
+    assert bool(no_external.external_requests(snippet)) is found
+
+
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"\(-\log Q(x)\)", "-log Q(x)"),
+        (
+            r"\[\operatorname{softmax}(z)_i = \frac{e^{z_i}}{\sum_{j} e^{z_j}}\]",
+            "softmax(z)_i = (e^(z_i))/(∑_j e^(z_j))",
+        ),
+        (r"\[\mathrm{PPL} = \exp\Big(-\frac1N \sum_t \ln p_t\Big)\,.\]", "PPL = exp(-(1)/(N) ∑_t ln p_t)."),
+        (r"\(\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}\)", "(x - μ)/(√(σ^2 + ε))"),
+        (r"\(W \in \mathbb{R}^{d \times d_k}\)", "W ∈ ℝ^(d × d_k)"),
+        (r"\[\begin{aligned} a &= \Sigma \\\\ b &\le \lVert v \rVert \end{aligned}\]", "a = Σ b ≤ ‖ v ‖"),
+    ],
+)
+def test_formulas_are_indexed_as_plain_text(tex, text):
+    from tools.formula_text import formula_text
+
+    assert formula_text(tex) == text
+
+
+@pytest.mark.slow
+def test_the_pdf_is_printed_from_a_relative_site_folder(tmp_path, monkeypatch):
+    """`python3 dev.py build` (and so the Pages workflow) passes "site": Chromium needs an absolute file:// address."""
+    import pypdf
+
+    from tools.pdf import PDF_NAME, find_browser, make_pdf
+
+    if find_browser() is None:
+        pytest.skip("no Chromium (python3 dev.py test installs it)")
+    site = tmp_path / "site"
+    (site / "print_page").mkdir(parents=True)
+    (site / "print_page" / "index.html").write_text(
+        '<div id="print-site-page"><section class="print-page" id="index"><h1 id="index-home">Home</h1>'
+        "<details><summary>A solution</summary><p>Opened on paper</p></details></section></div>"
+    )
+    monkeypatch.chdir(tmp_path)
+    made = make_pdf(Path("site"))
+    assert made == site.resolve() / PDF_NAME
+    text = " ".join(page.extract_text() for page in pypdf.PdfReader(made).pages)
+    assert "Opened on paper" in text and "Contents" in text
+    assert not (site / "print_page").exists()
+
+
+def test_invalid_tex_in_a_lab_fails_with_page_and_formula():
+    """nbconvert writes a Markdown cell's formulas for MathJax; hooks/notebooks.py makes them the placeholders
+    that hooks/katex_render.py typesets, so a broken one stops the build as on a chapter."""
+    from mkdocs.exceptions import PluginError
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    from hooks.katex_render import render_math
+    from hooks.notebooks import theme_notebook_html
+
+    cell = markdown2html_mistune("A broken formula: $\\frac{1}{$ and a good one $x^2$, and `$code$`.")
+    html = theme_notebook_html(f'<div class="jp-RenderedMarkdown">{cell}</div>')
+    assert '<span class="arithmatex">\\(x^2\\)</span>' in html and "<code>$code$</code>" in html
+    with pytest.raises(PluginError, match=r"labs/broken\.py: invalid TeX in formula '\\\\frac\{1\}\{'"):
+        render_math(html, "labs/broken.py")
