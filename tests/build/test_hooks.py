@@ -99,29 +99,6 @@ def test_formulas_are_indexed_as_plain_text(tex, text):
     assert formula_text(tex) == text
 
 
-@pytest.mark.slow
-def test_the_pdf_is_printed_from_a_relative_site_folder(tmp_path, monkeypatch):
-    """`python3 dev.py build` (and so the Pages workflow) passes "site": Chromium needs an absolute file:// address."""
-    import pypdf
-
-    from tools.pdf import PDF_NAME, find_browser, make_pdf
-
-    if find_browser() is None:
-        pytest.skip("no Chromium (python3 dev.py test installs it)")
-    site = tmp_path / "site"
-    (site / "print_page").mkdir(parents=True)
-    (site / "print_page" / "index.html").write_text(
-        '<div id="print-site-page"><section class="print-page" id="index"><h1 id="index-home">Home</h1>'
-        "<details><summary>A solution</summary><p>Opened on paper</p></details></section></div>"
-    )
-    monkeypatch.chdir(tmp_path)
-    made = make_pdf(Path("site"))
-    assert made == site.resolve() / PDF_NAME
-    text = " ".join(page.extract_text() for page in pypdf.PdfReader(made).pages)
-    assert "Opened on paper" in text and "Contents" in text
-    assert not (site / "print_page").exists()
-
-
 def test_invalid_tex_in_a_lab_fails_with_page_and_formula():
     """nbconvert writes a Markdown cell's formulas for MathJax; hooks/notebooks.py makes them the placeholders
     that hooks/katex_render.py typesets, so a broken one stops the build as on a chapter."""

@@ -130,3 +130,25 @@ def test_no_page_ends_with_a_heading(texts):
 def test_the_pdf_is_at_most_8_mb(pdf):
     size = pdf.stat().st_size
     assert size <= MAX_BYTES, f"{PDF_NAME} is {size / 2**20:.1f} MB; the budget is {MAX_BYTES / 2**20:.0f} MB"
+
+
+def test_the_pdf_is_printed_from_a_relative_site_folder(tmp_path, monkeypatch):
+    """`python3 dev.py build` (and so the Pages workflow) passes "site": Chromium needs an absolute file:// address."""
+    import pypdf
+
+    from tools.pdf import PDF_NAME, find_browser, make_pdf
+
+    if find_browser() is None:
+        pytest.skip("no Chromium (python3 dev.py test installs it)")
+    site = tmp_path / "site"
+    (site / "print_page").mkdir(parents=True)
+    (site / "print_page" / "index.html").write_text(
+        '<div id="print-site-page"><section class="print-page" id="index"><h1 id="index-home">Home</h1>'
+        "<details><summary>A solution</summary><p>Opened on paper</p></details></section></div>"
+    )
+    monkeypatch.chdir(tmp_path)
+    made = make_pdf(Path("site"))
+    assert made == site.resolve() / PDF_NAME
+    text = " ".join(page.extract_text() for page in pypdf.PdfReader(made).pages)
+    assert "Opened on paper" in text and "Contents" in text
+    assert not (site / "print_page").exists()
