@@ -6,6 +6,7 @@ unpinned.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -25,9 +26,11 @@ def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files) 
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """The print page (tools/pdf.py prints it) is made of the chapters before this hook saw them: pin it too."""
+    """The print page (tools/pdf.py prints it) is made of the chapters before this hook saw them: pin it too, and
+    give it the edition this build named, for the PDF's title page (a commit made while it prints changes nothing)."""
     print_page = Path(config.site_dir) / "print_page" / "index.html"
     if print_page.exists():
-        print_page.write_text(
-            on_page_content(print_page.read_text(encoding="utf-8"), page=None, config=config, files=None), "utf-8"
-        )
+        text = on_page_content(print_page.read_text(encoding="utf-8"), page=None, config=config, files=None)
+        named = json.dumps(config.extra["edition"]).replace("<", "\\u003c")
+        text = text.replace("</head>", f'<script type="application/json" id="edition">{named}</script></head>', 1)
+        print_page.write_text(text, "utf-8")

@@ -17,6 +17,7 @@ site run this; without Chromium there is no PDF.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import shutil
@@ -48,7 +49,8 @@ def make_pdf(site: Path, browser: str | None = None) -> Path | None:
     from playwright.sync_api import sync_playwright  # the docs extra installs it; imported only to print
 
     page_file = print_dir / "index.html"
-    opened = re.sub(r"<details(?![^>]*\bopen\b)", "<details open", page_file.read_text(encoding="utf-8"))
+    text = page_file.read_text(encoding="utf-8")
+    opened = re.sub(r"<details(?![^>]*\bopen\b)", "<details open", text)
     page_file.write_text(opened, encoding="utf-8")
     pdf = site / PDF_NAME
     with sync_playwright() as playwright:
@@ -60,7 +62,7 @@ def make_pdf(site: Path, browser: str | None = None) -> Path | None:
             page.set_default_timeout(PRINT_TIMEOUT_MS)
             page.emulate_media(media="print")  # laid out as it prints: the theme's print rules hide its chrome
             page.goto(page_file.as_uri(), wait_until="load")
-            titles = page.evaluate(BOOK_JS, _front_matter())
+            titles = page.evaluate(BOOK_JS, _front_matter(text))
             page.add_style_tag(content=PAPER_CSS.read_text(encoding="utf-8"))
             numbers: dict[str, int] = {}
             for _ in range(3):  # the second pass prints the numbers the first found; a third if they moved
@@ -111,16 +113,18 @@ def _add_bookmarks(pdf: Path, titles: list[dict], numbers: dict[str, int]) -> No
         writer.write(out)
 
 
-def _front_matter() -> dict[str, str | None]:
-    """What the title page says: the guide, its edition (tools/edition.py), its licence, address and install line."""
+def _front_matter(print_page: str) -> dict[str, str | None]:
+    """What the title page says: the guide, its edition, its licence, address and install line. The edition is the
+    one the build named (hooks/edition.py writes it into the print page), else the checkout's (tools/edition.py)."""
     config = mkdocs_yml.load()
+    named = re.search(r'<script type="application/json" id="edition">(.*?)</script>', print_page, re.S)
     return {
         "title": config["site_name"],
         "tagline": TAGLINE,
         "licence": config["copyright"],
         "address": config["site_url"],
         "repository": config["repo_url"],
-        **edition(),
+        **(json.loads(named.group(1)) if named else edition()),
     }
 
 
