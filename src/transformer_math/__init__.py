@@ -3,4 +3,4 @@
 One module per idea; each page of the guide shows the code it teaches from these files.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -232,6 +232,7 @@ def PLACEHOLDER_HTML(name: str) -> str:  # noqa: N802 - reads as the placeholder
 class _Page:
     def __init__(self, src: str) -> None:
         self.url = src.removesuffix(".md").removesuffix("index") + "/"
+        self.canonical_url = "https://transformer-math.github.io/mathematics-for-transformers/" + self.url
 
 
 def test_hook_writes_figure_controls_and_frames(hook_with_frames):
@@ -241,6 +242,7 @@ def test_hook_writes_figure_controls_and_frames(hook_with_frames):
     assert out.count("<figure") == 1 and "data-search-exclude" in out
     assert '<form class="explorer__controls" hidden>' in out  # only the script shows the controls
     assert 'aria-valuetext="τ = 1"' in out and "<label" in out
+    assert 'class="explorer__paper"' in out and "/part-2/softmax/#xp-softmax-temperature" in out  # paper's caption
     assert out.endswith('<script src="../../assets/javascripts/explorers.js" defer></script>')
     data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>', out, re.S).group(1))
     assert drawn(data["frames"][data["keys"]["1.0"]]) == drawn(out.split("<form")[0])  # default inline

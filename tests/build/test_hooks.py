@@ -99,26 +99,6 @@ def test_formulas_are_indexed_as_plain_text(tex, text):
     assert formula_text(tex) == text
 
 
-def test_the_pdf_is_printed_from_a_relative_site_folder(tmp_path, monkeypatch):
-    """`python3 dev.py build` (and so the Pages workflow) passes "site": Chromium needs an absolute file:// address."""
-    from tools.pdf import PDF_NAME, make_pdf
-
-    site = tmp_path / "site"
-    (site / "print_page").mkdir(parents=True)
-    (site / "print_page" / "index.html").write_text("<details><summary>A solution</summary></details>")
-    browser = tmp_path / "browser"  # writes "pdf" where it is told to, if it was handed an existing file:// page
-    browser.write_text(
-        '#!/bin/sh\nfor a in "$@"; do case "$a" in\n'
-        '  --print-to-pdf=*) out="${a#--print-to-pdf=}";;\n'
-        '  file://*) test -f "${a#file://}" || exit 3;;\nesac; done\nprintf pdf > "$out"\n'
-    )
-    browser.chmod(0o755)
-    monkeypatch.chdir(tmp_path)
-    made = make_pdf(Path("site"), browser=str(browser))
-    assert made == site.resolve() / PDF_NAME and made.read_bytes() == b"pdf"
-    assert not (site / "print_page").exists()
-
-
 def test_invalid_tex_in_a_lab_fails_with_page_and_formula():
     """nbconvert writes a Markdown cell's formulas for MathJax; hooks/notebooks.py makes them the placeholders
     that hooks/katex_render.py typesets, so a broken one stops the build as on a chapter."""
