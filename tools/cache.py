@@ -152,7 +152,7 @@ _recording: list[set[Path]] = []
 def _audit(event: str, args: tuple) -> None:
     if event == "open" and _recording and isinstance(args[0], (str, bytes, Path)):
         path = Path(args[0].decode() if isinstance(args[0], bytes) else args[0])
-        if in_repository(path) and path.is_file():
+        if path.suffix != ".pyc" and in_repository(path) and path.is_file():  # not Python's own bytecode cache
             for opened in _recording:
                 opened.add(path.resolve())
 

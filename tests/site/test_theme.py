@@ -67,7 +67,8 @@ COPY_BUTTONS_JS = f"""
 () => {{
   const onScreen = [...document.querySelectorAll("article div.language-python")].filter(block => {{
     const box = block.getBoundingClientRect();
-    return box.bottom > 0 && box.top < innerHeight && box.height > 0;
+    // a block folded inside a closed <details> keeps its box in this Chromium, but is not drawn
+    return box.bottom > 0 && box.top < innerHeight && box.height > 0 && !block.closest("details:not([open])");
   }});
   return {{shown: onScreen.length, without: onScreen.filter(block => !block.querySelector('{reader.COPY_BUTTON}')).length}};
 }}
@@ -130,7 +131,7 @@ SEARCHES = {
     "derivative": "part-3/derivatives/",
     "entropy": "part-2/information/",
     "variance": "part-2/statistics/",
-    "residual": "part-4/block/",
+    "residual connection": "part-4/block/",
     "automatic differentiation": "part-3/autodiff/",
     "numerical stability": "part-2/numerical-stability/",
     "embedding": "part-4/embeddings/",
