@@ -99,6 +99,26 @@ class Spec:
     atol: float = 0.0  # where ref is exactly 0 and rounding leaves a trace, the size of that trace
 
 
+def adam_spec(optimizer) -> Spec:
+    """Adam's and AdamW's rows: the step starts from zero parameters, where AdamW's decay changes nothing."""
+    return Spec(
+        sgd_step(optimizer),
+        "gradient 0",
+        array_defaults(
+            **{
+                "0-d": SAME,
+                "empty": SAME,
+                "wrong rank": SAME,
+                "+inf": ValueError,
+                "-inf": ValueError,
+                # as PyTorch: g**2 overflows, so v_hat = inf and the step is 0 (the docstring says so)
+                "1e300": is_([0.0, 0.0, 0.0]),
+            }
+        ),
+        ref=adam_first_step,
+    )
+
+
 def silu_reference(x):
     """x sigmoid(x) in long double; exp(-x) may overflow to inf for very negative x, and x / inf is the right 0."""
     with np.errstate(over="ignore"):
@@ -601,38 +621,8 @@ SPECS |= {
         ),
         ref=lambda g: -0.1 * g,
     ),
-    "optim.Adam": Spec(
-        sgd_step(optim.Adam),
-        "gradient 0",
-        array_defaults(
-            **{
-                "0-d": SAME,
-                "empty": SAME,
-                "wrong rank": SAME,
-                "+inf": ValueError,
-                "-inf": ValueError,
-                # as PyTorch: g**2 overflows, so v_hat = inf and the step is 0 (the docstring says so)
-                "1e300": is_([0.0, 0.0, 0.0]),
-            }
-        ),
-        ref=adam_first_step,
-    ),
-    "optim.AdamW": Spec(
-        sgd_step(optim.AdamW),
-        "gradient 0",
-        array_defaults(
-            **{
-                "0-d": SAME,
-                "empty": SAME,
-                "wrong rank": SAME,
-                "+inf": ValueError,
-                "-inf": ValueError,
-                # as PyTorch: g**2 overflows, so v_hat = inf and the step is 0 (the docstring says so)
-                "1e300": is_([0.0, 0.0, 0.0]),
-            }
-        ),
-        ref=adam_first_step,
-    ),
+    "optim.Adam": adam_spec(optim.Adam),
+    "optim.AdamW": adam_spec(optim.AdamW),
     "optim.clip_grad_norm": Spec(
         lambda g: optim.clip_grad_norm([g], 1.0)[0][0],
         "gradient 0",
