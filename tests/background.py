@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class _Job:
         self.done = threading.Event()
         self.value: object = None
         self.error: BaseException | None = None
+        self.started = self.ended = 0.0  # time.monotonic(), for the session's summary
 
     def start(self) -> None:
         with _LOCK:
@@ -40,11 +42,13 @@ class _Job:
                 self.thread.start()
 
     def _run(self) -> None:
+        self.started = time.monotonic()
         try:
             self.value = self.compute()
         except BaseException as error:  # noqa: BLE001 - raised again in the test that asks for the value
             self.error = error
         finally:
+            self.ended = time.monotonic()
             self.done.set()
 
     def result(self):
@@ -64,6 +68,15 @@ def background(compute: Callable[[], object]):
 
     fixture.__doc__ = compute.__doc__
     return pytest.fixture(scope="session", name=compute.__name__)(fixture)
+
+
+def timings(since: float) -> list[str]:
+    """One line per job that ran: when it started and ended, in seconds after ``since`` (where the minutes go)."""
+    return [
+        f"{name:28s} {job.started - since:6.1f} s → {job.ended - since:6.1f} s  ({job.ended - job.started:5.1f} s)"
+        for name, job in sorted(_JOBS.items(), key=lambda item: item[1].started)
+        if job.done.is_set()
+    ]
 
 
 def result(name: str):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from tools.build_env import BUILD_ENV, PRINT_PAGE_ENV
 from tools.pdf import PDF_NAME, make_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
+STARTED = pytest.StashKey[float]()
 
 # Shared, busy machines make timings meaningless: no per-example deadline. In CI the examples are
 # derived from each test's name, so a run is reproducible and a red build is never a coin toss;
@@ -27,7 +29,17 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 def pytest_collection_finish(session):
     if not session.config.option.collectonly:
+        session.config.stash[STARTED] = time.monotonic()
         background.start_needed(session.items)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The background jobs' times, from the end of collection: the critical path of a full run."""
+    lines = background.timings(config.stash.get(STARTED, 0.0))
+    if lines:
+        terminalreporter.write_sep("-", "background jobs (seconds after collection)")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_sessionfinish(session):

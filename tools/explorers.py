@@ -101,6 +101,12 @@ class Explorer:
         key = "|".join(settings.get(control.name, control.default) for control in self.controls)
         return self.frames[self.keys[key]]
 
+    @classmethod
+    def from_json(cls, data: dict) -> Explorer:
+        """The explorer that :meth:`to_json` wrote (as the build caches it)."""
+        controls = [Control(**control) for control in data["controls"]]
+        return cls(data["name"], data["caption"], controls, dict(data["keys"]), list(data["frames"]), data["shared"])
+
     def to_json(self) -> dict:
         controls = [vars(control) for control in self.controls]
         return {

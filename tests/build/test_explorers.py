@@ -133,9 +133,17 @@ EXPECTED = {
 }
 
 
+@functools.cache
+def made() -> dict[str, explorers.Explorer]:
+    """Every explorer as the build computed it: read back from the build's cache, so that no explorer is
+    computed twice in a run (tests that use it ask for ``built_site`` first)."""
+    values = chapters.computed("explorers", "tools.explorers:chapter_explorers")
+    return {name: explorers.Explorer.from_json(data) for chapter in values.values() for name, data in chapter.items()}
+
+
 @pytest.fixture(scope="module", params=sorted(explorers.EXPLORERS))
-def built(request) -> explorers.Explorer:
-    return explorers.make(request.param)
+def built(request, built_site) -> explorers.Explorer:
+    return made()[request.param]
 
 
 def pages() -> dict[str, list[str]]:
@@ -206,9 +214,9 @@ def test_every_explorer_is_on_a_page_and_tested():
 
 
 @pytest.fixture(scope="module")
-def hook_with_frames():
-    """The hook as a build leaves it after ``on_files``: every explorer's frames computed (here, in this process)."""
-    hook._explorers.update({name: explorers.make(name).to_json() for name in explorers.EXPLORERS})
+def hook_with_frames(built_site):
+    """The hook as a build leaves it after ``on_files``: every explorer's frames, as the build computed them."""
+    hook._explorers.update({name: explorer.to_json() for name, explorer in made().items()})
     return hook
 
 
@@ -373,7 +381,7 @@ def test_reader_moves_the_figures(md, site_server, chromium):
             page.locator(f"figure#xp-{name}").scroll_into_view_if_needed()
             page.wait_for_timeout(500)  # the chapter's lazy figures near it load now, not when a control moves
             loaded = len(requests)
-            check_figure(page, explorers.make(name), problems)
+            check_figure(page, made()[name], problems)
             # lazy <img>s scrolled past, and the favicon Chromium fetches on its own schedule after load
             moved = [url for url in requests[loaded:] if "/figures/" not in url and "favicon" not in url]
             if moved:
@@ -392,7 +400,7 @@ def test_without_javascript_the_default_figure_stays(md, site_server, chromium):
     context, page, _ = open_page(chromium, site_server, md, java_script_enabled=False)
     try:
         for name in pages()[md]:
-            built = explorers.make(name)
+            built = made()[name]
             figure = page.locator(f"figure#xp-{name}")
             svg = figure.locator(".explorer__frame").inner_html()
             compute, _ = EXPECTED[name]
