@@ -37,6 +37,8 @@ __all__ = ["gelu"]
 
 LN_EPS = 1e-5
 BLOCK_NAMES = tuple("ln1_g ln1_b W_Q W_K W_V W_O ln2_g ln2_b W_1 b_1 W_2 b_2".split())  # one block's arrays
+FFN_NAMES = ("ln2_g", "ln2_b", "W_1", "b_1", "W_2", "b_2")  # absent in an attention-only block (d_ff = 0)
+LN_NAMES = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")  # absent in a model without LayerNorm
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
 _erf = np.frompyfunc(math.erf, 1, 1)  # math.erf, element by element (NumPy has no erf)
 
@@ -52,6 +54,31 @@ def n_layers_of(params) -> int:
     while f"h{n}.W_Q" in params:
         n += 1
     return n
+
+
+def block_names(params, layer: int = 0) -> tuple[str, ...]:
+    """The names of block ``layer``'s arrays in ``params``, without prefix: :data:`BLOCK_NAMES`, less the
+    feed-forward layer in an attention-only model (no ``W_1``) and the LayerNorms in a model without them."""
+    names = BLOCK_NAMES if prefix(layer) + "W_1" in params else tuple(n for n in BLOCK_NAMES if n not in FFN_NAMES)
+    return names if "lnf_g" in params else tuple(n for n in names if n not in LN_NAMES)
+
+
+def block_params(params, layer: int) -> dict:
+    """Block ``layer``'s arrays of the model ``params``, under their unprefixed names (``W_Q``, ...)."""
+    return {name: params[prefix(layer) + name] for name in block_names(params, layer)}
+
+
+def norm(P, name, x):
+    """The LayerNorm ``name`` (``"ln1"``, ``"ln2"``) of ``P`` applied to ``x``, or ``x`` in a model without one."""
+    return layer_norm(x, P[name + "_g"], P[name + "_b"], eps=LN_EPS) if name + "_g" in P else x
+
+
+def norm_backward(dy, x, P, name, grads):
+    """Backward of :func:`norm`: ``dx``, with the gain's and shift's gradients stored in ``grads``."""
+    if name + "_g" not in P:
+        return dy
+    dx, grads[name + "_g"], grads[name + "_b"] = layer_norm_backward(dy, x, P[name + "_g"])
+    return dx
 
 
 def check_gelu_inputs(x, approximate) -> np.ndarray:
@@ -127,26 +154,30 @@ def activate_backward(du_out, u, activation):
 
 
 # --8<-- [start:block_forward]
-def block_forward(P, x, n_heads, activation="relu"):
+def block_forward(P, x, n_heads, activation="relu", residual=True):
     r"""One pre-LN block: $X' = X + \operatorname{MHA}(\operatorname{LN}_1(X))$, $X'' = X' + \operatorname{FFN}(\operatorname{LN}_2(X'))$.
 
     ``P`` holds one block's arrays under the names of :data:`BLOCK_NAMES` (``W_Q``, ``ln2_g``, ...).
-    Returns $X''$ and the intermediate arrays the backward pass needs.
+    Returns $X''$ and the intermediate arrays the backward pass needs. Parts can be left out, to measure
+    what each buys: without ``W_1`` the block is attention only ($X'' = X'$), without ``ln1_g`` it has no
+    LayerNorm, and ``residual=False`` replaces $X + F(X)$ by $F(X)$.
     """
-    n = x.shape[-2]
-    a = layer_norm(x, P["ln1_g"], P["ln1_b"], eps=LN_EPS)
+    n, skip = x.shape[-2], 1.0 if residual else 0.0  # skip: the residual path, kept or cut
+    a = norm(P, "ln1", x)  # LN_1(x)
     q = split_heads(a @ P["W_Q"], n_heads)  # (..., h, n, d_head)
     k = split_heads(a @ P["W_K"], n_heads)
     v = split_heads(a @ P["W_V"], n_heads)
     heads, weights = scaled_dot_product_attention(q, k, v, causal_mask(n))  # weights: (..., h, n, n)
     o = merge_heads(heads)  # (..., n, d)
-    x1 = x + o @ P["W_O"]  # residual around attention
-    c = layer_norm(x1, P["ln2_g"], P["ln2_b"], eps=LN_EPS)
+    x1 = skip * x + o @ P["W_O"]  # residual around attention
+    cache = {"a": a, "q": q, "k": k, "v": v, "weights": weights, "o": o, "x1": x1}
+    if "W_1" not in P:  # attention only
+        return x1, cache
+    c = norm(P, "ln2", x1)  # LN_2(x1)
     u = c @ P["W_1"] + P["b_1"]  # (..., n, d_ff)
     r = activate(u, activation)  # ReLU or GELU
-    x2 = x1 + r @ P["W_2"] + P["b_2"]  # residual around feed-forward
-    cache = {"a": a, "q": q, "k": k, "v": v, "weights": weights, "o": o, "x1": x1, "c": c, "u": u, "r": r}
-    return x2, cache
+    x2 = skip * x1 + r @ P["W_2"] + P["b_2"]  # residual around feed-forward
+    return x2, cache | {"c": c, "u": u, "r": r}
 
 
 # --8<-- [end:block_forward]
@@ -217,7 +248,7 @@ def weight_grad(inputs, d_outputs):
 
 
 # --8<-- [start:block_backward]
-def block_backward(P, C, x, dx2, n_heads, activation="relu"):
+def block_backward(P, C, x, dx2, n_heads, activation="relu", residual=True):
     r"""From $\partial L/\partial X''$ back through one block: $\partial L/\partial X$ and the block's gradients.
 
     ``P`` is the block's arrays, ``C`` the cache :func:`block_forward` returned for input ``x``. Each line
@@ -225,17 +256,17 @@ def block_backward(P, C, x, dx2, n_heads, activation="relu"):
     \partial L/\partial Y$ and $\partial L/\partial X = \partial L/\partial Y\, W^\top$; a residual
     $Y = X + F(X)$ passes $\partial L/\partial Y$ through unchanged *and* through $F$.
     """
-    d_head, grads = C["q"].shape[-1], {}
+    d_head, grads, skip = C["q"].shape[-1], {}, 1.0 if residual else 0.0
 
-    # x2 = x1 + act(c @ W_1 + b_1) @ W_2 + b_2, c = LN_2(x1)
-    grads["W_2"] = weight_grad(C["r"], dx2)
-    grads["b_2"] = dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)
-    du = activate_backward(dx2 @ P["W_2"].T, C["u"], activation)  # ReLU: gradient only where u > 0
-    grads["W_1"] = weight_grad(C["c"], du)
-    grads["b_1"] = du.reshape(-1, du.shape[-1]).sum(axis=0)
-    dc = du @ P["W_1"].T
-    dx1_ffn, grads["ln2_g"], grads["ln2_b"] = layer_norm_backward(dc, C["x1"], P["ln2_g"])
-    dx1 = dx2 + dx1_ffn  # residual: both paths add up
+    dx1 = dx2  # an attention-only block: x2 = x1
+    if "W_1" in P:  # x2 = x1 + act(c @ W_1 + b_1) @ W_2 + b_2, c = LN_2(x1)
+        grads["W_2"] = weight_grad(C["r"], dx2)
+        grads["b_2"] = dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)
+        du = activate_backward(dx2 @ P["W_2"].T, C["u"], activation)  # ReLU: gradient only where u > 0
+        grads["W_1"] = weight_grad(C["c"], du)
+        grads["b_1"] = du.reshape(-1, du.shape[-1]).sum(axis=0)
+        dx1_ffn = norm_backward(du @ P["W_1"].T, C["x1"], P, "ln2", grads)
+        dx1 = skip * dx2 + dx1_ffn  # residual: both paths add up
 
     # x1 = x + merge(softmax(q k^T / sqrt(d_head)) v) @ W_O
     grads["W_O"] = weight_grad(C["o"], dx1)
@@ -251,8 +282,7 @@ def block_backward(P, C, x, dx2, n_heads, activation="relu"):
     grads["W_K"] = weight_grad(C["a"], dk)
     grads["W_V"] = weight_grad(C["a"], dv)
     da = dq @ P["W_Q"].T + dk @ P["W_K"].T + dv @ P["W_V"].T
-    dx_attn, grads["ln1_g"], grads["ln1_b"] = layer_norm_backward(da, x, P["ln1_g"])
-    return dx1 + dx_attn, grads
+    return skip * dx1 + norm_backward(da, x, P, "ln1", grads), grads
 
 
 # --8<-- [end:block_backward]

@@ -47,20 +47,26 @@ import numpy as np
 
 from transformer_math.attention import positional_encoding
 from transformer_math.block import (
-    ACTIVATIONS,
     BLOCK_NAMES,
-    LN_EPS,
+    LN_EPS,  # noqa: F401 - importable from here, as from transformer_math.transformer
     block_backward,
     block_forward,
+    block_params,
     layer_norm_backward,
     n_layers_of,
+    norm,
+    norm_backward,
     prefix,
     weight_grad,
 )
-from transformer_math.checks import check_choice, check_in_range, check_integer, check_no_nan, float_array, token_ids
 from transformer_math.information import check_logits_and_targets, cross_entropy_from_logits
+from transformer_math.model_checks import (  # noqa: F401 - check_params, check_model_inputs: importable from here
+    check_backward_inputs,
+    check_init_options,
+    check_model_inputs,
+    check_params,
+)
 from transformer_math.softmax import softmax
-from transformer_math.stats import layer_norm
 
 __all__ = [
     "init_params",
@@ -72,66 +78,6 @@ __all__ = [
 ]
 
 PARAM_NAMES = ("W_E", *BLOCK_NAMES, "lnf_g", "lnf_b", "W_U")  # the one-block model's keys
-
-
-def check_params(params, tie_embeddings=False) -> np.dtype:
-    """The one float dtype of ``params``, after checking it has every array of :func:`init_params`."""
-    if not isinstance(params, dict):
-        raise TypeError(f"params must be a dict of arrays made by init_params, got {type(params).__name__}")
-    if not isinstance(tie_embeddings, bool):
-        raise TypeError(f"tie_embeddings must be True or False, got {tie_embeddings!r}")
-    names = ["W_E"] + [prefix(i) + n for i in range(n_layers_of(params)) for n in BLOCK_NAMES]
-    names += ["lnf_g", "lnf_b"] + ([] if tie_embeddings else ["W_U"])
-    missing = [name for name in names if name not in params]
-    if missing:
-        hint = " (or pass tie_embeddings=True)" if missing == ["W_U"] else ""
-        raise ValueError(f"params lacks {', '.join(missing)}; make it with init_params{hint}")
-    if tie_embeddings and "W_U" in params:
-        raise ValueError("tie_embeddings=True, but params has its own W_U; W_E.T is the output projection")
-    names += ["W_P"] if "W_P" in params else []
-    arrays = {name: float_array(params[name], f"params[{name!r}]") for name in names}
-    dtypes = {a.dtype for a in arrays.values()}
-    if len(dtypes) != 1:
-        raise TypeError(f"params must all have one float dtype, got {', '.join(sorted(map(str, dtypes)))}")
-    if arrays["W_E"].ndim != 2 or arrays["W_E"].size == 0:
-        raise ValueError(f"params['W_E'] must have shape (vocab_size, d_model), got {arrays['W_E'].shape}")
-    return dtypes.pop()
-
-
-def check_model_inputs(params, tokens, n_heads, activation="relu", tie_embeddings=False) -> tuple[np.ndarray, int]:
-    """``tokens`` as ids of shape ``(n,)`` or ``(batch, n)`` and ``n_heads`` as a divisor of ``d``."""
-    check_params(params, tie_embeddings)
-    vocab_size, d = params["W_E"].shape
-    tokens = token_ids(tokens, "tokens", vocab_size, item="token")
-    if tokens.ndim not in (1, 2) or tokens.shape[-1] == 0 or tokens.size == 0:
-        raise ValueError(f"tokens must have shape (n,) or (batch, n) with n >= 1, got shape {tokens.shape}")
-    n_heads = check_integer(n_heads, "n_heads", minimum=1)
-    if d % n_heads != 0:
-        raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")
-    check_choice(activation, "activation", ACTIVATIONS)
-    if "W_P" in params and tokens.shape[-1] > len(params["W_P"]):
-        raise ValueError(f"tokens has {tokens.shape[-1]} positions, more than the {len(params['W_P'])} of W_P (n_ctx)")
-    return tokens, n_heads
-
-
-def check_init_options(vocab_size, d_model, d_ff, seed, output_scale, n_layers, scale, positions, n_ctx, tie):
-    """Every argument of :func:`init_params`, checked: the sizes as ints, and the factor on W_O and W_2."""
-    sizes = [check_integer(v, name, minimum=1) for v, name in ((vocab_size, "vocab_size"), (d_model, "d_model"))]
-    sizes += [check_integer(d_ff, "d_ff", minimum=1), check_integer(n_layers, "n_layers", minimum=1)]
-    check_integer(seed, "seed")
-    check_in_range(output_scale, "output_scale", 0.0)
-    if check_choice(positions, "positions", ("sinusoidal", "learned")) == "learned":
-        n_ctx = check_integer(n_ctx, "n_ctx", minimum=1)
-    elif n_ctx is not None:
-        raise ValueError("n_ctx is the length of learned positions; pass positions='learned' with it")
-    if not isinstance(tie, bool):
-        raise TypeError(f"tie_embeddings must be True or False, got {tie!r}")
-    if tie and output_scale != 1.0:
-        raise ValueError(f"output_scale must be 1 with tie_embeddings=True (W_U is W_E.T), got {output_scale!r}")
-    if scale is not None and not isinstance(scale, bool):
-        raise TypeError(f"scale_residual must be True, False or None, got {scale!r}")
-    scaled = sizes[3] > 1 if scale is None else scale  # None: GPT-2's scaling for a deeper model only
-    return (*sizes, n_ctx, 1.0 / math.sqrt(2 * sizes[3]) if scaled else 1.0)
 
 
 # --8<-- [start:init_params]
@@ -146,6 +92,7 @@ def init_params(
     positions="sinusoidal",
     n_ctx=None,
     tie_embeddings=False,
+    layer_norm=True,
 ):
     r"""Random parameters of a model of ``n_layers`` blocks, as a dictionary of float64 arrays.
 
@@ -169,7 +116,7 @@ def init_params(
     d_model : int
         Width $d$ of every token vector.
     d_ff : int
-        Width of the feed-forward hidden layer (often $4d$).
+        Width of the feed-forward hidden layer (often $4d$); 0 makes attention-only blocks.
     seed : int
         Seed of ``np.random.default_rng``.
     output_scale : float, default 1.0
@@ -185,6 +132,8 @@ def init_params(
     tie_embeddings : bool, default False
         No ``W_U``: the logits are $\operatorname{LN}_f(X)\, W_E^\top$. $W_E$ is then drawn with spread
         $1/\sqrt d$, the spread of an untied $W_U$.
+    layer_norm : bool, default True
+        ``False``: no LayerNorm anywhere (no ``ln1_*``, ``ln2_*``, ``lnf_*``), to measure what it buys.
 
     Returns
     -------
@@ -209,7 +158,17 @@ def init_params(
     ['h1.W_Q', 'h1.W_K', 'h1.W_V', 'h1.W_O', 'h1.W_1', 'h1.W_2']
     """
     vocab_size, d, d_ff, n_layers, n_ctx, residual = check_init_options(
-        vocab_size, d_model, d_ff, seed, output_scale, n_layers, scale_residual, positions, n_ctx, tie_embeddings
+        vocab_size,
+        d_model,
+        d_ff,
+        seed,
+        output_scale,
+        n_layers,
+        scale_residual,
+        positions,
+        n_ctx,
+        tie_embeddings,
+        layer_norm,
     )  # residual: 1 / sqrt(2L), or 1
     rng = np.random.default_rng(seed)
 
@@ -222,10 +181,14 @@ def init_params(
         p = prefix(layer)
         params |= {p + "ln1_g": np.ones(d), p + "ln1_b": np.zeros(d)}
         params |= {p + "W_Q": weight(d, d), p + "W_K": weight(d, d), p + "W_V": weight(d, d)}
-        params |= {p + "W_O": weight(d, d, residual), p + "ln2_g": np.ones(d), p + "ln2_b": np.zeros(d)}
-        params |= {p + "W_1": weight(d, d_ff), p + "b_1": np.zeros(d_ff)}
-        params |= {p + "W_2": weight(d_ff, d, residual), p + "b_2": np.zeros(d)}
+        params |= {p + "W_O": weight(d, d, residual)}
+        if d_ff > 0:  # d_ff = 0: an attention-only block
+            params |= {p + "ln2_g": np.ones(d), p + "ln2_b": np.zeros(d)}
+            params |= {p + "W_1": weight(d, d_ff), p + "b_1": np.zeros(d_ff)}
+            params |= {p + "W_2": weight(d_ff, d, residual), p + "b_2": np.zeros(d)}
     params |= {"lnf_g": np.ones(d), "lnf_b": np.zeros(d)}
+    if not layer_norm:  # no LayerNorm anywhere: drop every gain and shift
+        params = {name: value for name, value in params.items() if name.split(".")[-1][:2] != "ln"}
     if not tie_embeddings:
         params["W_U"] = output_scale * weight(d, vocab_size)
     if positions == "learned":
@@ -237,7 +200,7 @@ def init_params(
 
 
 # --8<-- [start:forward]
-def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False):
+def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, residual=True):
     r"""Logits of the next token at every position, and the intermediate arrays the backward pass needs.
 
     Parameters
@@ -252,6 +215,8 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False):
         The feed-forward non-linearity (:func:`~transformer_math.block.gelu`).
     tie_embeddings : bool, default False
         The logits are $Z W_E^\top$ (a model made with ``init_params(tie_embeddings=True)``).
+    residual : bool, default True
+        ``False`` cuts the residual paths: each block computes $F(X)$ instead of $X + F(X)$.
 
     Returns
     -------
@@ -270,17 +235,17 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False):
     >>> logits.shape, cache["weights"].shape
     ((2, 3, 5), (2, 2, 3, 3))
     """
-    tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings)
+    tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings, residual)
     n, d = tokens.shape[-1], params["W_E"].shape[1]
     pe = params["W_P"][:n] if "W_P" in params else positional_encoding(n, d, dtype=params["W_E"].dtype)
 
     x = params["W_E"][tokens] + pe  # (..., n, d): embeddings plus positions
-    cache = {"tokens": tokens, "n_heads": n_heads, "activation": activation, "x0": x}
+    cache = {"tokens": tokens, "n_heads": n_heads, "activation": activation, "residual": residual, "x0": x}
     for layer in range(n_layers_of(params)):  # each block adds to the residual stream
         p = prefix(layer)
-        x, block_cache = block_forward({name: params[p + name] for name in BLOCK_NAMES}, x, n_heads, activation)
+        x, block_cache = block_forward(block_params(params, layer), x, n_heads, activation, residual)
         cache |= {p + name: value for name, value in block_cache.items()} | {p + "x2": x}
-    z = layer_norm(x, params["lnf_g"], params["lnf_b"], eps=LN_EPS)
+    z = norm(params, "lnf", x)  # LN_f(x)
     logits = z @ (params["W_E"].T if tie_embeddings else params["W_U"])  # (..., n, V)
     cache |= {"z": z, "tie_embeddings": tie_embeddings}
     return logits, cache
@@ -309,21 +274,6 @@ def cross_entropy_backward(logits, targets):
 
 
 # --8<-- [end:cross_entropy_backward]
-
-
-def check_backward_inputs(params, cache, dlogits) -> np.ndarray:
-    """``dlogits`` as a finite array of the parameters' dtype, shaped like the logits of ``cache``."""
-    if not isinstance(cache, dict) or "z" not in cache or "n_heads" not in cache:
-        raise TypeError(f"cache must be the dict that forward returns, got {type(cache).__name__}")
-    dtype = check_params(params, cache["tie_embeddings"])
-    dlogits = float_array(dlogits, "dlogits")
-    shape = cache["z"].shape[:-1] + params["W_E"].shape[:1]
-    if dlogits.shape != shape:
-        raise ValueError(f"dlogits must be shaped like the logits, {shape}, got {dlogits.shape}")
-    check_no_nan(dlogits, "dlogits", finite=True)
-    if dlogits.dtype != dtype:
-        raise TypeError(f"dlogits has dtype {dlogits.dtype}, but the parameters have dtype {dtype}")
-    return dlogits
 
 
 # --8<-- [start:backward]
@@ -367,14 +317,16 @@ def backward(params, cache, dlogits):
     # logits = z @ W_U, z = LN_f(x): x is the last block's output
     dW_U = weight_grad(C["z"], dlogits)
     dz = dlogits @ (P["W_E"] if tied else P["W_U"].T)
-    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dz, C[prefix(n_layers - 1) + "x2"], P["lnf_g"])
+    dx = norm_backward(dz, C[prefix(n_layers - 1) + "x2"], P, "lnf", grads)
 
     for layer in reversed(range(n_layers)):  # the last block first
         p = prefix(layer)
-        block = {name: P[p + name] for name in BLOCK_NAMES}
-        block_cache = {name: C[p + name] for name in ("a", "q", "k", "v", "weights", "o", "x1", "c", "u", "r")}
+        names = ("a", "q", "k", "v", "weights", "o", "x1", "c", "u", "r")  # "c", "u", "r": when it has a FFN
+        block_cache = {name: C[p + name] for name in names if p + name in C}
         x_in = C["x0"] if layer == 0 else C[prefix(layer - 1) + "x2"]
-        dx, block_grads = block_backward(block, block_cache, x_in, dx, C["n_heads"], C["activation"])
+        dx, block_grads = block_backward(
+            block_params(P, layer), block_cache, x_in, dx, C["n_heads"], C["activation"], C["residual"]
+        )
         grads |= {p + name: g for name, g in block_grads.items()}
 
     # x0 = W_E[tokens] + PE: each position's gradient goes to its token's row
@@ -392,7 +344,7 @@ def backward(params, cache, dlogits):
 
 
 # --8<-- [start:loss_and_grads]
-def loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embeddings=False):
+def loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embeddings=False, residual=True):
     r"""Mean cross entropy of the next-token predictions, and its gradient for every parameter.
 
     Examples
@@ -404,7 +356,7 @@ def loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embe
     >>> print(round(loss, 4), sorted(grads) == sorted(params))
     1.8768 True
     """
-    logits, cache = forward(params, tokens, n_heads, activation, tie_embeddings)
+    logits, cache = forward(params, tokens, n_heads, activation, tie_embeddings, residual)
     loss = cross_entropy_from_logits(logits, targets)
     return loss, backward(params, cache, cross_entropy_backward(logits, targets))
 

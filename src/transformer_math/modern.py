@@ -30,10 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.attention import merge_heads, positional_encoding, scaled_dot_product_attention, split_heads
-from transformer_math.block import BLOCK_NAMES, LN_EPS, activate
+from transformer_math.block import activate, block_params, norm
 from transformer_math.checks import check_in_range, check_integer, check_no_nan, float_array, integer_array, wide
-from transformer_math.model import check_model_inputs, n_layers_of, prefix
-from transformer_math.stats import layer_norm
+from transformer_math.model import check_model_inputs, n_layers_of
 
 __all__ = ["rms_norm", "silu", "swiglu", "apply_rope", "kv_cache", "forward_cached"]
 
@@ -257,8 +256,8 @@ def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embedd
     x = params["W_E"][tokens] + pe[start : start + m]
     mask = np.arange(start + m)[None, :] <= np.arange(start, start + m)[:, None]  # row i sees keys 0 .. start + i
     for layer in range(n_layers_of(params)):
-        P = {name: params[prefix(layer) + name] for name in BLOCK_NAMES}
-        a = layer_norm(x, P["ln1_g"], P["ln1_b"], eps=LN_EPS)
+        P = block_params(params, layer)
+        a = norm(P, "ln1", x)
         q, k, v = (split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
         if start:  # keys and values of the earlier tokens, computed once
             k = np.concatenate([cache["keys"][layer], k], axis=-2)
@@ -266,9 +265,9 @@ def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embedd
         cache["keys"][layer], cache["values"][layer] = k, v
         heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, m, d_head): m rows, not start + m
         x = x + merge_heads(heads) @ P["W_O"]
-        c = layer_norm(x, P["ln2_g"], P["ln2_b"], eps=LN_EPS)
-        x = x + activate(c @ P["W_1"] + P["b_1"], activation) @ P["W_2"] + P["b_2"]
-    z = layer_norm(x, params["lnf_g"], params["lnf_b"], eps=LN_EPS)
+        if "W_1" in P:  # the feed-forward layer, when the block has one
+            x = x + activate(norm(P, "ln2", x) @ P["W_1"] + P["b_1"], activation) @ P["W_2"] + P["b_2"]
+    z = norm(params, "lnf", x)
     return z @ (params["W_E"].T if tie_embeddings else params["W_U"])
 
 

@@ -114,6 +114,7 @@ def train(
     seed=0,
     activation="relu",
     tie_embeddings=False,
+    residual=True,
 ):
     r"""Training with AdamW; ``params`` is updated in place. Returns the loss before each step.
 
@@ -125,7 +126,7 @@ def train(
 
     By default every step uses every window (full batch). With ``batch_size`` each step uses that many
     windows, drawn at random (with replacement) by ``np.random.default_rng(seed)``, and the losses
-    returned are those of these mini-batches. ``activation`` and ``tie_embeddings`` are passed to
+    returned are those of these mini-batches. ``activation``, ``tie_embeddings`` and ``residual`` are passed to
     :func:`~transformer_math.model.loss_and_grads`; the model's depth is that of ``params``.
 
     Examples
@@ -146,7 +147,7 @@ def train(
     >>> bool(losses[-1] < losses[0] / 10)
     True
     """
-    options = (activation, tie_embeddings)  # the model's options, for every forward pass
+    options = (activation, tie_embeddings, residual)  # the model's options, for every forward pass
     tokens, targets, n_heads, steps, rng = check_training_inputs(
         params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed, options
     )

@@ -29,6 +29,13 @@ OPTIONS = {  # name -> (init_params options, forward options)
     "gelu_tanh": ({"n_layers": 2}, {"activation": "gelu_tanh"}),
     "learned positions": ({"n_layers": 2, "positions": "learned", "n_ctx": 7}, {}),
     "tied": ({"n_layers": 2, "tie_embeddings": True}, {"tie_embeddings": True}),
+    "attention only": ({"n_layers": 2, "d_ff": 0}, {}),
+    "no LayerNorm": ({"n_layers": 2, "layer_norm": False}, {}),
+    "no residual": ({"n_layers": 2}, {"residual": False}),
+    "attention only, no LayerNorm, no residual": (
+        {"n_layers": 2, "d_ff": 0, "layer_norm": False},
+        {"residual": False},
+    ),
     "all of them": (
         {"n_layers": 3, "positions": "learned", "n_ctx": 5, "tie_embeddings": True},
         {"activation": "gelu_tanh", "tie_embeddings": True},
@@ -38,7 +45,8 @@ OPTIONS = {  # name -> (init_params options, forward options)
 
 def model(name, seed=1, size=(V, D, D_FF)):
     init, options = OPTIONS[name]
-    params = init_params(*size, seed=seed, **init)
+    init = {"d_ff": size[2]} | init  # "d_ff": 0 for attention-only blocks
+    params = init_params(*size[:2], seed=seed, **init)
     rng = np.random.default_rng(seed)  # gains and biases away from 1 and 0, so that their gradients are tested too
     for key, value in params.items():
         if key.split(".")[-1][:3] in ("ln1", "ln2", "lnf", "b_1", "b_2"):
@@ -157,6 +165,9 @@ def test_train_and_generate_run_over_every_option():
     for name in OPTIONS:
         params, options = model(name, size=(5, 8, 16))
         losses = train(params, x, y, n_heads=2, steps=40, lr=0.02, **options)
+        if options.get("residual") is False:  # slower without the residual paths; generate has no such option
+            assert losses[-1] < losses[0] / 2, name
+            continue
         assert losses[-1] < losses[0] / 5, name
         text = generate(params, [0, 1], n_new=6, n_heads=2, context=5, **options)  # the training length
         assert text == [0, 1, 2, 3, 4, 0, 1, 2], name  # learned the cycle
@@ -181,7 +192,7 @@ def relative_error(ours, theirs) -> float:
     return float(np.max(np.abs(np.asarray(ours) - theirs)) / max(np.max(np.abs(theirs)), 1e-300))
 
 
-def torch_model(params, n_heads, activation="relu", tie_embeddings=False):
+def torch_model(params, n_heads, activation="relu", tie_embeddings=False, residual=True):
     """A GPT-2-style model of ``torch.nn`` layers with the NumPy weights in it, in float64."""
     torch = pytest.importorskip("torch", reason="PyTorch is not installed (optional: pip install -e .[reference])")
     from torch import nn
@@ -190,24 +201,31 @@ def torch_model(params, n_heads, activation="relu", tie_embeddings=False):
     torch.set_default_dtype(torch.float64)
     d = params["W_E"].shape[1]
     n_layers = 1 + sum(key.endswith(".W_Q") for key in params)
+    ffn, ln, skip = "W_1" in params, "lnf_g" in params, 1.0 if residual else 0.0
+
+    def norm():
+        return nn.LayerNorm(d, eps=1e-5) if ln else nn.Identity()
 
     class Block(nn.Module):
         def __init__(self):
             super().__init__()
-            self.ln_1, self.ln_2 = nn.LayerNorm(d, eps=1e-5), nn.LayerNorm(d, eps=1e-5)
+            self.ln_1, self.ln_2 = norm(), norm()
             self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
-            self.fc = nn.Linear(d, params["W_1"].shape[1])
-            self.proj = nn.Linear(params["W_1"].shape[1], d)
+            if ffn:
+                self.fc = nn.Linear(d, params["W_1"].shape[1])
+                self.proj = nn.Linear(params["W_1"].shape[1], d)
 
         def forward(self, x):
             b, n, _ = x.shape
             a = self.ln_1(x)
             q, k, v = (f(a).view(b, n, n_heads, d // n_heads).transpose(1, 2) for f in (self.q, self.k, self.v))
             heads = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            x = x + self.o(heads.transpose(1, 2).reshape(b, n, d))
+            x = skip * x + self.o(heads.transpose(1, 2).reshape(b, n, d))
+            if not ffn:
+                return x
             hidden = self.fc(self.ln_2(x))
             act = F.relu(hidden) if activation == "relu" else F.gelu(hidden, approximate=activation[5:] or "none")
-            return x + self.proj(act)
+            return skip * x + self.proj(act)
 
     class GPT(nn.Module):
         def __init__(self):
@@ -215,7 +233,7 @@ def torch_model(params, n_heads, activation="relu", tie_embeddings=False):
             self.wte = nn.Embedding(*params["W_E"].shape)
             self.wpe = nn.Embedding(*params["W_P"].shape) if "W_P" in params else None
             self.h = nn.ModuleList(Block() for _ in range(n_layers))
-            self.ln_f = nn.LayerNorm(d, eps=1e-5)
+            self.ln_f = norm()
             self.lm_head = nn.Linear(d, params["W_E"].shape[0], bias=False)
             if tie_embeddings:
                 self.lm_head.weight = self.wte.weight  # as GPT-2: one tensor, two uses
@@ -233,17 +251,20 @@ def torch_model(params, n_heads, activation="relu", tie_embeddings=False):
             return self.lm_head(self.ln_f(x))
 
     gpt = GPT()
-    names = {"W_E": gpt.wte.weight, "lnf_g": gpt.ln_f.weight, "lnf_b": gpt.ln_f.bias}  # ours -> (theirs, transposed?)
+    names = {"W_E": gpt.wte.weight} | ({"lnf_g": gpt.ln_f.weight, "lnf_b": gpt.ln_f.bias} if ln else {})
     names = {key: (tensor, False) for key, tensor in names.items()}
     names |= {"W_U": (gpt.lm_head.weight, True)} if not tie_embeddings else {}
     names |= {"W_P": (gpt.wpe.weight, False)} if "W_P" in params else {}
     for layer, block in enumerate(gpt.h):
         p = "" if layer == 0 else f"h{layer}."
-        names |= {p + "ln1_g": (block.ln_1.weight, False), p + "ln1_b": (block.ln_1.bias, False)}
-        names |= {p + "ln2_g": (block.ln_2.weight, False), p + "ln2_b": (block.ln_2.bias, False)}
         names |= {p + f"W_{x.upper()}": (getattr(block, x).weight, True) for x in "qkvo"}
-        names |= {p + "W_1": (block.fc.weight, True), p + "b_1": (block.fc.bias, False)}
-        names |= {p + "W_2": (block.proj.weight, True), p + "b_2": (block.proj.bias, False)}
+        if ln:
+            names |= {p + "ln1_g": (block.ln_1.weight, False), p + "ln1_b": (block.ln_1.bias, False)}
+        if ln and ffn:
+            names |= {p + "ln2_g": (block.ln_2.weight, False), p + "ln2_b": (block.ln_2.bias, False)}
+        if ffn:
+            names |= {p + "W_1": (block.fc.weight, True), p + "b_1": (block.fc.bias, False)}
+            names |= {p + "W_2": (block.proj.weight, True), p + "b_2": (block.proj.bias, False)}
     assert sorted(names) == sorted(params)
     with torch.no_grad():
         for key, (tensor, transposed) in names.items():

@@ -248,7 +248,7 @@ def test_layer_norm_backward_checks_shapes():
     [
         ({"vocab_size": 0}, ValueError, "vocab_size must be at least 1, got 0"),
         ({"d_model": 2.5}, TypeError, r"d_model must be an integer, got 2.5 \(float\)"),
-        ({"d_ff": -1}, ValueError, "d_ff must be at least 1, got -1"),
+        ({"d_ff": -1}, ValueError, "d_ff must be at least 0, got -1"),
         ({"seed": "zero"}, TypeError, "seed must be an integer, got 'zero'"),
     ],
 )
