@@ -337,6 +337,7 @@ def block_params(params, layer):
 check("block_params(params, 0)['W_Q']", lambda: block_params(params, 0)["W_Q"], params["W_Q"])
 check("block_params(params, 1)['W_Q']", lambda: block_params(params, 1)["W_Q"], params["h1.W_Q"])
 check("block_params(params, 1)['ln2_b']", lambda: block_params(params, 1)["ln2_b"], params["h1.ln2_b"])
+check("own code: block_params", lambda: yours(block_params, params, 1), [])
 
 # %% [markdown]
 # ## 2. The forward pass of $L$ blocks

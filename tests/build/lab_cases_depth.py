@@ -48,6 +48,13 @@ MISTAKES = [
         "def block_params(params, layer):\n    return {name: params[f'h{layer}.' + name] for name in BLOCK_NAMES}",
         ["block_params(params, 0)['W_Q']"],
     ),
+    # the library's own block_params (transformer_math.block): right arrays, caught by the code check
+    (
+        1,
+        "def block_params(params, layer):\n    from transformer_math.block import block_params as library\n\n"
+        "    return library(params, layer)",
+        ["own code: block_params"],
+    ),
     # L fixed at the notebook's 2; positions added again before every block; the block's output added to
     # the stream (it already holds the stream); no final LayerNorm; the library's forward
     (
