@@ -25,6 +25,7 @@ import pytest
 from nbclient import NotebookClient
 
 from tests.background import background
+from tests.build import lab_cases_depth
 from tools.kernels import KernelManager
 from tools.labs import exercises, solution, solved, with_code
 
@@ -451,6 +452,7 @@ MISTAKES = {
         (6, "copy_any_digit = 1 / 5", ["copy_any_digit"]),
         (6, "copy_any_digit = np.mean(test_seqs[:, :4] == test_seqs[:, 5:])", ["copy_any_digit"]),
     ],
+    "depth-rmsnorm-rope": lab_cases_depth.MISTAKES,  # the lab's eight exercises, in a file of their own
 }
 
 # lab -> [(exercise number, right code other than the reference solution, names of the checks that must say "Correct")]
@@ -475,6 +477,7 @@ RIGHT = {
             ["matmul(A, B)", "matmul(C, D)", "matmul written with loops"],
         ),
     ],
+    "depth-rmsnorm-rope": lab_cases_depth.RIGHT,
 }
 
 
