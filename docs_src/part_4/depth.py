@@ -179,8 +179,8 @@ def depth_attention_maps() -> Figure:
             ax, weights = axes[layer, head], cache[key][head]
             image = ax.imshow(weights, cmap="viridis", vmin=0, vmax=1)
             ax.set_title(
-                f"layer {layer + 1}, head {head + 1}\nprevious-token score {previous_token_score(weights):.2f}, "
-                f"induction score {induction_score(weights, EVAL_T):.2f}",
+                f"layer {layer + 1}, head {head + 1}\nprevious-token {previous_token_score(weights):.2f}, "
+                f"induction {induction_score(weights, EVAL_T):.2f}",
                 fontsize=9,
             )
             ticks = range(len(weights))
@@ -219,34 +219,37 @@ def formation_explorer() -> Explorer:
     inputs, _ = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     tokens = inputs[0]
     n = len(tokens)
-    x0, y0, w, h, top = 50, 30, 280, 110, 4.5  # the loss curves: steps 0..STEPS, loss 0..4.5
+    x0, y0, w, h, top = 40, 50, 270, 110, 4.5  # the loss curves: steps 0..STEPS, loss 0..4.5
     at = lambda step, loss: (x0 + w * step / STEPS, y0 + h * (1 - loss / top))  # noqa: E731
 
     def draw(step: str) -> str:
         k = int(float(step))
         seen, first, second, weights, score = formation(k)
-        body = [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h)]
+        body = [text(10, 16, f"loss on each copy (nats), step {k} of {STEPS}", anchor="start")]
+        body += [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h)]
         for value in (0, 1, 2, 3, 4):
             body.append(text(x0 - 4, at(0, value)[1] + 4, f"{value}", anchor="end", size=11))
-        body.append(line(x0, at(0, np.log(V))[1], x0 + w, at(0, np.log(V))[1], dashed=True))
-        body.append(text(x0 + w, at(0, np.log(V))[1] - 4, f"ln {V}", anchor="end", size=10))
-        body.append(text(x0 + w, y0 + h + 14, f"step {STEPS}", anchor="end", size=11))
-        body.append(text(x0 - 30, y0 - 12, "loss on each copy (nats)", anchor="start"))
-        for losses, cls, name, dy in ((first, "xp-1", "first copy", -8), (second, "xp-2", "second copy", 14)):
+        body.append(text(x0, y0 + h + 14, "0", size=11))
+        body.append(text(x0 + w, y0 + h + 14, f"{STEPS}", size=11))
+        uniform = at(0, np.log(V))[1]
+        body.append(line(x0, uniform, x0 + w, uniform, dashed=True))
+        body.append(text(x0 + w + 4, uniform + 4, f"ln {V}", anchor="start", size=10))
+        legend = ((first, "xp-1", "first copy", 10), (second, "xp-2", "second copy", 180))
+        for losses, cls, name, x in legend:
             body.append(polyline([at(s, loss) for s, loss in zip(seen, losses)], cls=f"xp-line {cls}"))
             cx, cy = at(k, losses[-1])
-            title = f"{name} at step {k}: {num(losses[-1])}"
-            body.append(dot(cx, cy, num(losses[-1]), title, cls=cls, r=4))
-            body.append(text(min(cx + 6, 250), cy + dy, f"{name} {num(losses[-1], 2)}", anchor="start", size=11))
-        top_y, cell, left = 200, 14, 70
-        body.append(text(10, top_y - 22, "layer 2, head 2 on a test sequence of period 8", anchor="start"))
-        body.append(text(10, top_y - 8, "(row: query, column: key; tokens are ids)", anchor="start", size=10))
+            body.append(dot(cx, cy, num(losses[-1]), f"{name} at step {k}: {num(losses[-1])}", cls=cls, r=4))
+            body.append(line(x, 33, x + 16, 33, cls=f"xp-line {cls}"))
+            body.append(text(x + 20, 37, f"{name} {num(losses[-1], 2)}", anchor="start", size=11))
+        top_y, cell, left = 226, 14, 70
+        body.append(text(10, top_y - 24, "layer 2, head 2 on a test sequence of period 8", anchor="start"))
+        body.append(text(10, top_y - 10, "(row: query, column: key; tokens are ids)", anchor="start", size=10))
         for i in range(n):
             for j in range(i + 1):  # the causal mask leaves the upper triangle at 0
                 value, x, y = num(weights[i, j]), left + j * cell, top_y + i * cell
                 body.append(
                     f'<rect class="xp-1" x="{x}" y="{y}" width="{cell - 1}" height="{cell - 1}" '
-                    f'fill-opacity="{max(float(weights[i, j]), 0.04):.3f}" stroke="none" data-value="{value}">'
+                    f'fill-opacity="{max(float(weights[i, j]), 0.06):.3f}" stroke-opacity="0" data-value="{value}">'
                     f"<title>query {i} (token {tokens[i]}) to key {j} (token {tokens[j]}): {value}</title></rect>"
                 )
             body.append(text(left - 4, top_y + i * cell + cell - 3, str(tokens[i]), anchor="end", size=9))
