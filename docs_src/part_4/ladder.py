@@ -102,12 +102,12 @@ def ladder():
     return results
 
 
-# --8<-- [end:ladder]
-
-
 def label(losses) -> str:
     """A rung's mean and its loss for each seed, in the order of SEEDS, as the figure writes them."""
     return f"mean {np.mean(losses):.3f} (" + ", ".join(f"{loss:.3f}" for loss in losses) + ")"
+
+
+# --8<-- [end:ladder]
 
 
 @figure("ladder-losses")
