@@ -5,8 +5,6 @@ built that way (``built_site`` in tests/conftest.py), so these read its log inst
 
 from __future__ import annotations
 
-import os
-
 from mkdocs.config import load_config
 
 from tests.conftest import PLAIN_ENV, ROOT
