@@ -13,7 +13,7 @@ import pytest
 from hypothesis import settings
 
 from tests import background
-from tools.build_env import BUILD_ENV, PRINT_PAGE_ENV
+from tools.build_env import PRINT_PAGE_ENV
 from tools.pdf import PDF_NAME, make_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,15 +46,20 @@ def pytest_sessionfinish(session):
     background.stop()
 
 
+# What a MkDocs user's shell hands `mkdocs build` typed in .venv: no PYTHONPATH, none of dev.py's variables (the
+# .pth file that dev.py's set-up writes supplies them, tools/build_env.py).
+PLAIN_ENV = {name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR", "LANG") if name in os.environ}
+
+
 @background.background
 def built_site() -> Path:
-    """The site built as ``python3 dev.py build`` builds it (``mkdocs build --strict``); the build's log is beside
-    it (.log). Its print page waits beside it, for ``built_pdf``, so that no test reads it while it prints."""
+    """The site built as a MkDocs user builds it, ``.venv/bin/mkdocs build --strict`` in a plain environment (as
+    ``python3 dev.py build`` builds it, which also prints the PDF); the build's log is beside it (.log). Its print page waits beside it, for ``built_pdf``, so that no test reads it while it prints."""
     site = background.temp_dir("site") / "site"
     result = background.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        [str(Path(sys.executable).with_name("mkdocs")), "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
-        env={**BUILD_ENV, **os.environ, **PRINT_PAGE_ENV},
+        env={**PLAIN_ENV, **PRINT_PAGE_ENV},
     )
     if result.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False)

@@ -117,3 +117,34 @@ def test_part_iv_diagrams_show_the_librarys_shapes_and_numbers():
     flow = texts(fig)
     assert sum("(2, 4, 4)" in text for text in flow) == 3, flow  # split, weights, heads: (h, n, ...)
     assert len(fig.axes[0].patches) == 2 * 7 * 4 * 8  # 7 arrays of 32 cells, each a fill and a border
+
+
+def ladder_numbers_problems(site: Path) -> list[str]:
+    """What differs between the table of docs/part-4/ladder.md (and its figure's alt text) and the numbers the
+    build's run of the ladder wrote into its figure: the table is typed, the figure is computed."""
+    from docs_src.part_4.ladder import RUNGS
+
+    page = (ROOT / "docs" / "part-4" / "ladder.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([^|]+?) \| [^|]+ \| ([\d,]+) \| ([\d.]+) \| ([\d., ]+?) \|$", page, flags=re.M)
+    svg = (site / "figures" / "ladder-losses.light.svg").read_text(encoding="utf-8")
+    texts = [text.strip() for text in re.findall(r"<text[^>]*>([^<]+)</text>", svg)]
+    labels = [text for text in texts if text.startswith("mean ")]
+    problems = [] if [name for name, *_ in rows] == list(RUNGS) else [f"table rows {[r[0] for r in rows]}"]
+    if len(labels) != len(RUNGS):
+        problems.append(f"the figure has {len(labels)} labels of means, not {len(RUNGS)}: {labels}")
+    alt = re.search(r"!\[([^\]]+)\]\(\.\./figures/ladder-losses\.light\.svg", page).group(1)
+    for (name, n_params, mean, seeds), drawn in zip(rows, labels):
+        if drawn != f"mean {mean} ({seeds})":
+            problems.append(f"{name}: the table says mean {mean} ({seeds}), the figure {drawn}")
+        if f"{name} ({n_params})" not in texts:  # the figure's row label: name (trained parameters)
+            problems.append(f"{name}: {n_params} parameters in the table, not in the figure's labels")
+        if f"{name.removeprefix('+ ')} {mean}" not in alt:
+            problems.append(f"{name}: the alt text lacks its mean {mean}")
+    return problems
+
+
+def test_the_ladder_table_is_the_numbers_the_build_computed(built_site):
+    """The ladder's table is typed on the page; the build trains the ladder and writes every rung's mean and
+    per-seed losses into its figure. They must agree, so the page's numbers cannot drift from the library's."""
+    problems = ladder_numbers_problems(built_site)
+    assert not problems, "\n".join(problems)

@@ -15,7 +15,11 @@ which prints one verdict per call: ``Correct: name``, ``Wrong: name ...`` or ``N
 from __future__ import annotations
 
 import copy
+import json
+import os
 import re
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -27,7 +31,7 @@ from nbclient import NotebookClient
 from tests.background import background
 from tests.build import lab_cases_depth
 from tools.kernels import KernelManager
-from tools.labs import exercises, solution, solved, with_code
+from tools.labs import exercises, solution, solved
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
@@ -513,21 +517,59 @@ def check_calls(notebook) -> int:
     )
 
 
-CASES = {}
-for _lab in LABS:
-    CASES[(_lab.stem, "published")] = lambda lab=_lab: load(lab)
-    for _k, (_number, _code, _) in enumerate(MISTAKES.get(_lab.stem, [])):
-        CASES[(_lab.stem, f"mistake {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
-    for _k, (_number, _code, _) in enumerate(RIGHT.get(_lab.stem, [])):
-        CASES[(_lab.stem, f"right {_k}")] = lambda lab=_lab, n=_number, c=_code: with_code(solved(load(lab)), {n: c})
+def variants(lab: str) -> list[tuple[str, int, str]]:
+    """The lab's mistakes and other right answers: (case, exercise number, code)."""
+    return [(f"mistake {k}", number, code) for k, (number, code, _) in enumerate(MISTAKES.get(lab, []))] + [
+        (f"right {k}", number, code) for k, (number, code, _) in enumerate(RIGHT.get(lab, []))
+    ]
+
+
+def run_variants(lab: Path) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Every mistake and right answer of a lab, each a whole run of the solved lab with one exercise changed
+    (tests/build/lab_runner.py runs the cells before the change once, and forks)."""
+    notebook = solved(load(lab))
+    code = [index for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
+    position = {number: code.index(index) for number, index in enumerate(exercises(notebook), start=1)}
+    request = {
+        "cells": [notebook.cells[index].source for index in code],
+        "cases": [[case, position[number], source] for case, number, source in variants(lab.stem)],
+    }
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")]),
+        "MPLBACKEND": "Agg",
+        "OPENBLAS_NUM_THREADS": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.build.lab_runner"],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{lab.name}: the lab runner failed:\n{result.stderr}")
+    answers = json.loads(result.stdout)
+    found = {}
+    for case, answer in answers.items():
+        if "error" in answer:
+            raise RuntimeError(f"{lab.name}, {case}: a cell raised\n{answer['error']}")
+        found[(lab.stem, case)] = [(m.group("verdict"), m.group("name")) for m in VERDICT.finditer(answer["printed"])]
+    return found
 
 
 @background
 def verdicts():
-    """Every case of every lab, run in parallel kernels (one kernel per run)."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {key: pool.submit(lambda make=make: run(make())) for key, make in CASES.items()}
-        return {key: future.result() for key, future in futures.items()}
+    """Every lab as published, in a fresh kernel each (as the reader downloads it), and every mistake and right
+    answer, in one process per lab."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        published = {lab.stem: pool.submit(run, load(lab)) for lab in LABS}
+        changed = [pool.submit(run_variants, lab) for lab in LABS]
+        found = {(lab, "published"): future.result() for lab, future in published.items()}
+        for future in changed:
+            found.update(future.result())
+        return found
 
 
 def test_every_lab_is_in_the_nav_and_has_exercises_with_solutions():

@@ -150,10 +150,13 @@ async (copyButton) => {
     }
     const sentinel = `<clipboard before block ${index}>`;
     await navigator.clipboard.writeText(sentinel);
+    // On a loaded 2-core machine the copy can take seconds: wait up to 5 s, and press again once half-way.
     button.click();
-    for (let wait = 0; wait < 100 && copy.text === null; wait++) {
+    for (const start = performance.now(), again = {done: false}; copy.text === null && performance.now() - start < 5000;) {
       const text = await navigator.clipboard.readText();
-      if (text !== sentinel) copy.text = text; else await new Promise(resolve => setTimeout(resolve, 10));
+      if (text !== sentinel) copy.text = text;
+      else if (!again.done && performance.now() - start > 2500) { again.done = true; button.click(); }
+      else await new Promise(resolve => setTimeout(resolve, 20));
     }
     if (copy.text === null) copy.problem = "has a copy button that puts nothing on the clipboard";
   }
@@ -161,8 +164,19 @@ async (copyButton) => {
 }
 """
 
+# axe-core sets up every element of the page for each run, and on a chapter page most of them are KaTeX's layout
+# spans (8,700 of 12,600 on backprop): struts and boxes, aria-hidden, inheriting one colour, whose accessible twin is
+# the formula's MathML. Each formula's visual layer is read as one span of its text in that colour, which halves
+# axe's time; a formula that sets its own colours (\color) is left whole, so its contrast is judged glyph by glyph.
 AXE_JS = r"""
 async (rules) => {
+  for (const visual of document.querySelectorAll(".katex-html")) {
+    if (visual.querySelector("[style*='color']")) continue;
+    const flat = document.createElement("span");
+    for (const attribute of visual.attributes) flat.setAttribute(attribute.name, attribute.value);
+    flat.textContent = visual.textContent;
+    visual.replaceWith(flat);
+  }
   const options = {resultTypes: ["violations"]};
   if (rules) options.runOnly = {type: "rule", values: rules};
   const result = await axe.run(document, options);
@@ -234,14 +248,15 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         if mode.viewport == bs.PHONE:
             visit.phone = page.evaluate(PHONE_JS)
         visit.timings["load"] = time.perf_counter() - start
-        if mode.axe_rules is not False:
-            page.add_script_tag(url="{0.scheme}://{0.netloc}{1}".format(urlsplit(base), AXE_URL_PATH))
-            visit.axe = page.evaluate(AXE_JS, mode.axe_rules)
-            visit.timings["axe"] = time.perf_counter() - start - visit.timings["load"]
         if mode.copy:
             before = time.perf_counter()
             visit.copies = page.evaluate(COPY_ALL_JS, COPY_BUTTON)
             visit.timings["copy"] = time.perf_counter() - before
+        if mode.axe_rules is not False:  # last: it flattens the formulas (AXE_JS)
+            before = time.perf_counter()
+            page.add_script_tag(url="{0.scheme}://{0.netloc}{1}".format(urlsplit(base), AXE_URL_PATH))
+            visit.axe = page.evaluate(AXE_JS, mode.axe_rules)
+            visit.timings["axe"] = time.perf_counter() - before
     finally:
         page.close()
     return visit

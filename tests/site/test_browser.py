@@ -139,6 +139,7 @@ BROKEN_PAGE = r"""<!doctype html>
   body { margin: 0; font-family: sans-serif; }
   .wide { width: 900px; background: #eee; }
   .pale { color: #ddd; background: #fff; }
+  .pale-formula { color: #ddd; }
 </style></head>
 <body data-md-color-scheme="default">
 <article class="md-content__inner">
@@ -149,6 +150,10 @@ BROKEN_PAGE = r"""<!doctype html>
   <img src="plot.svg#only-dark">
   <div class="wide">a table far wider than a phone</div>
   <p class="pale">Text too pale to read.</p>
+  <p>A formula too pale to read: <span class="katex"><span class="katex-html pale-formula" aria-hidden="true"><span
+    class="base"><span class="mord mathnormal">x</span><span class="mbin">+</span><span class="mord">1</span></span></span></span>
+    and one coloured glyph by glyph: <span class="katex"><span class="katex-html" aria-hidden="true"><span class="base"><span
+    class="mord" style="color:#eee">yz</span></span></span></span>.</p>
 
   <div class="language-python highlight"><pre><button class="md-code__button" data-md-type="copy"></button><code>x = 6
 print(x)</code></pre></div>
@@ -200,7 +205,7 @@ def test_checks_catch_a_broken_page(tmp_path):
     says(checks.check_no_sideways_scroll(phone), "scrolls sideways at 375 px", "div.wide")
     says(checks.check_figures(light), "plot.svg#only-dark is shown in light mode", "has no alt text")
     says(checks.check_scheme(phone), "for a reader who prefers dark")
-    says(checks.check_axe(light), "color-contrast", "image-alt")
+    says(checks.check_axe(light), "color-contrast", "image-alt", ".pale-formula", "contrast of 1.16")
     tested = ["x = 6\nprint(x)", "print(1 + 1)", "print(2 + 2)\nprint('more')"]
     says(
         checks.check_copies(light, tested),
