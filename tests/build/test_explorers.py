@@ -110,6 +110,44 @@ def training_run(step: str) -> tuple[float, ...]:
     return (loss, *weights.ravel(), *generate(params, [0], n_new=11, n_heads=2, context=SEQ_LEN))
 
 
+@functools.cache
+def induction_history() -> dict[int, tuple]:
+    """The depth chapter's two-layer run retraced with the library: at every checkpoint, the loss on each
+    copy of the test sequences and layer 2's head 2 on the first of them."""
+    from docs_src.part_4.depth import BATCH, CHECKPOINTS, EVAL_T, LR, N_HEADS, SIZES, STEPS, TEST, repeated_tokens
+    from transformer_math.optim import AdamW
+    from transformer_math.softmax import log_softmax
+    from transformer_math.transformer import forward, init_params, loss_and_grads
+
+    params = init_params(n_layers=2, **SIZES)
+    names = list(params)
+    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=0.01)
+    rng = np.random.default_rng(0)
+    test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
+    seen = {}
+    for step in range(STEPS + 1):
+        if step in CHECKPOINTS:
+            logits, _ = forward(params, test_x, N_HEADS)
+            nll = -np.take_along_axis(log_softmax(logits), test_y[..., None], axis=-1)[..., 0].mean(axis=0)
+            weights = forward(params, test_x[0], N_HEADS)[1]["h1.weights"][1]  # layer 2, head 2
+            seen[step] = (nll[:EVAL_T].mean(), nll[EVAL_T:].mean(), weights)
+        if step < STEPS:
+            x, y = repeated_tokens(rng, BATCH, period=rng.integers(5, 11))
+            half = BATCH // 2  # two halves, their gradients averaged, as the chapter's run does
+            grads = [
+                loss_and_grads(params, x[rows], y[rows], N_HEADS)[1] for rows in (slice(0, half), slice(half, None))
+            ]
+            optimizer.step([(grads[0][name] + grads[1][name]) / 2 for name in names])
+    return seen
+
+
+def induction_formation(step: str) -> list[float]:
+    first, second, weights = induction_history()[int(float(step))]
+    n, period = len(weights), (len(weights) + 1) // 2
+    stripe = [weights[i, i - period + 1] for i in range(period, n)]  # query i on the token after its match
+    return [first, second, *weights[np.tril_indices(n)], np.mean(stripe)]
+
+
 # name -> (the values each frame draws, at these settings)
 EXPECTED = {
     "softmax-temperature": (softmax_temperature, [{"temperature": t} for t in ("0.3", "1.0", "5.0")]),
@@ -130,6 +168,7 @@ EXPECTED = {
         + [{"optimizer": "momentum", "lr": "0.01"}, {"optimizer": "adam", "lr": "0.3"}],
     ),
     "training-run": (lambda step: list(training_run(step)), [{"step": s} for s in ("0.0", "25.0", "300.0")]),
+    "induction-formation": (induction_formation, [{"step": s} for s in ("0.0", "150.0", "300.0")]),
 }
 
 

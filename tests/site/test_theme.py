@@ -149,6 +149,7 @@ SEARCHES = {
     "KV cache": "part-4/modern/",
     "singular value": "part-1/rank-and-svd/",
     "bigram": "part-2/practice/",
+    "induction head": "part-4/depth/",
     "ladder": "part-4/ladder/",
 }
 SEARCH_RESULTS_JS = """() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => ({

@@ -1,0 +1,267 @@
+"""Everything docs/part-4/depth.md draws or includes."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from tools.explorers import Explorer, build, dot, explorer, line, num, polyline, slider, svg, text
+from tools.figures import figure
+from transformer_math.optim import AdamW
+from transformer_math.softmax import log_softmax
+from transformer_math.transformer import forward, init_params, loss_and_grads
+
+# The chapter's set-up, defined once for its figures, its explorer and the tests.
+# --8<-- [start:setup]
+V, EVAL_T, TEST = 32, 8, 64  # vocabulary; the period and number of the test sequences
+SIZES = {"vocab_size": V, "d_model": 32, "d_ff": 0, "seed": 0, "output_scale": 0.1, "layer_norm": False}
+N_HEADS, STEPS, LR, BATCH = 2, 300, 0.02, 64
+CHECKPOINTS = list(range(0, STEPS + 1, 25))
+
+
+# --8<-- [end:setup]
+# --8<-- [start:repeated-tokens]
+def repeated_tokens(rng, n_sequences, period, vocab_size=32):
+    """``n_sequences`` sequences of ``period`` random tokens followed by the same tokens again, cut into
+    inputs (every token but the last) and targets (every token but the first): both ``(n, 2 period - 1)``."""
+    block = rng.integers(0, vocab_size, size=(n_sequences, period))  # drawn with replacement
+    sequences = np.concatenate([block, block], axis=1)
+    return sequences[:, :-1], sequences[:, 1:]
+
+
+# --8<-- [end:repeated-tokens]
+# --8<-- [start:copy-losses]
+def position_losses(params, inputs, targets, n_heads=2):
+    """The cross entropy at every position, averaged over the sequences: shape ``(2 period - 1,)``."""
+    logits, _ = forward(params, inputs, n_heads)
+    log_p = np.take_along_axis(log_softmax(logits), targets[..., None], axis=-1)[..., 0]
+    return -log_p.mean(axis=0)
+
+
+def copy_losses(params, inputs, targets, n_heads=2):
+    """Mean loss on the first copy's targets (positions 0 .. T-1, which predict tokens 1 .. T) and on
+    the second copy's (positions T .. 2T-2, each predictable from the first copy)."""
+    losses, period = position_losses(params, inputs, targets, n_heads), (inputs.shape[1] + 1) // 2
+    return losses[:period].mean(), losses[period:].mean()
+
+
+# --8<-- [end:copy-losses]
+@functools.cache  # the figures, both themes and the explorer share the runs: each trains once per build
+# --8<-- [start:induction-run]
+def induction_run(n_layers=2):
+    """AdamW on fresh repeated sequences, period 5 to 10 drawn anew at each step. Returns the trained
+    parameters and, at every step of CHECKPOINTS, the two copies' losses on TEST test sequences of period
+    EVAL_T and the attention weights of every layer on the first of them. Each step's 64 sequences go
+    through the model in two halves whose gradients are averaged: the gradient of the whole batch."""
+    params = init_params(n_layers=n_layers, **SIZES)
+    names = list(params)
+    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=0.01)
+    rng = np.random.default_rng(0)
+    test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
+    history = {}
+    for step in range(STEPS + 1):
+        if step in CHECKPOINTS:
+            _, cache = forward(params, test_x[0], N_HEADS)
+            weights = [cache["weights"]] + [cache[f"h{layer}.weights"] for layer in range(1, n_layers)]
+            history[step] = (*copy_losses(params, test_x, test_y), weights)
+        if step == STEPS:
+            return params, history
+        x, y = repeated_tokens(rng, BATCH, period=rng.integers(5, 11))  # a new period every step
+        halves = [loss_and_grads(params, x[rows], y[rows], N_HEADS)[1] for rows in (slice(0, 32), slice(32, 64))]
+        optimizer.step([(halves[0][name] + halves[1][name]) / 2 for name in names])  # = the batch's gradient
+
+
+# --8<-- [end:induction-run]
+# --8<-- [start:scores]
+def previous_token_score(weights):
+    """Mean weight a query puts on the position just before it: weights ``(..., n, n)`` -> ``(...)``."""
+    return np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).mean(axis=-1)
+
+
+def induction_score(weights, period):
+    """Mean weight a second-copy query i puts on position i - period + 1, the token that followed the
+    earlier occurrence of its own token: the diagonal ``period - 1`` below the main one, from row ``period``."""
+    return np.diagonal(weights, offset=1 - period, axis1=-2, axis2=-1)[..., 1:].mean(axis=-1)
+
+
+# --8<-- [end:scores]
+# --8<-- [start:paths]
+def logit_paths(params, tokens, n_heads=2):
+    """The logits of a two-layer attention-only model without LayerNorm, split into its paths: the direct
+    one, one through each head, one through each pair of heads (layer 1's, then layer 2's)."""
+    logits, cache = forward(params, tokens, n_heads)
+    X0, W_U, d_head = cache["x0"], params["W_U"], params["W_Q"].shape[1] // n_heads
+    A = {1: cache["weights"], 2: cache["h1.weights"]}  # (..., heads, n, n): layer 1's and layer 2's
+
+    def ov(layer, head):  # W_OV = W_V W_O of one head, (d, d); layer 2's arrays are named h1.W_V, h1.W_O
+        p, cols = "" if layer == 1 else "h1.", slice(head * d_head, (head + 1) * d_head)
+        return params[p + "W_V"][:, cols] @ params[p + "W_O"][cols]
+
+    def mix(layer, head, X):  # A X: each position's weighted average of the rows of X
+        return A[layer][..., head, :, :] @ X
+
+    paths = {"direct": X0 @ W_U}
+    for h in range(n_heads):
+        paths[f"1.{h + 1}"] = mix(1, h, X0) @ ov(1, h) @ W_U
+    for g in range(n_heads):
+        paths[f"2.{g + 1}"] = mix(2, g, X0) @ ov(2, g) @ W_U
+    for h in range(n_heads):
+        for g in range(n_heads):
+            paths[f"1.{h + 1} then 2.{g + 1}"] = mix(2, g, mix(1, h, X0)) @ ov(1, h) @ ov(2, g) @ W_U
+    return paths, logits
+
+
+# --8<-- [end:paths]
+
+
+@figure("depth-copy-losses")
+# --8<-- [start:depth-copy-losses]
+def depth_copy_losses() -> Figure:
+    """The loss on each copy during training, for the two-layer and the one-layer model."""
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
+    for n_layers, style in ((2, "-"), (1, "--")):
+        history = induction_run(n_layers)[1]
+        first = [history[step][0] for step in CHECKPOINTS]
+        second = [history[step][1] for step in CHECKPOINTS]
+        ax.plot(CHECKPOINTS, first, style, color="C0", label=f"{n_layers} layer{'s' * (n_layers > 1)}: first copy")
+        ax.plot(CHECKPOINTS, second, style, color="C1", label=f"{n_layers} layer{'s' * (n_layers > 1)}: second copy")
+    ax.axhline(np.log(V), color="C3", ls=":", label=f"ln {V}: uniform guess")
+    ax.set_ylim(0, 4.5)
+    ax.set_xlabel("AdamW step")
+    ax.set_ylabel("loss (nats per token)")
+    ax.legend(fontsize=8, ncol=2, loc="lower left")
+    return fig
+
+
+# --8<-- [end:depth-copy-losses]
+
+
+@figure("depth-position-loss")
+# --8<-- [start:depth-position-loss]
+def depth_position_loss() -> Figure:
+    """The trained models' loss at each position of the 64 test sequences of period 8."""
+    inputs, targets = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
+    positions = np.arange(inputs.shape[1])
+    fig = Figure(figsize=(7, 3.6))
+    ax = fig.subplots()
+    for n_layers, colour, shift in ((2, "C0", -0.2), (1, "C2", 0.2)):
+        losses = position_losses(induction_run(n_layers)[0], inputs, targets)
+        ax.bar(positions + shift, losses, width=0.4, color=colour, label=f"{n_layers} layer{'s' * (n_layers > 1)}")
+    ax.axhline(np.log(V), color="C3", ls=":", label=f"ln {V}")
+    ax.axvline(EVAL_T - 0.5, color="C5", lw=1)
+    ax.text(EVAL_T / 2 - 0.5, 4.3, "first copy", ha="center", fontsize=9)
+    ax.text(EVAL_T + EVAL_T / 2 - 1, 4.3, "second copy", ha="center", fontsize=9)
+    ax.set_xticks(positions)
+    ax.set_ylim(0, 4.6)
+    ax.set_xlabel("position of the prediction")
+    ax.set_ylabel("loss (nats)")
+    ax.legend(fontsize=9, loc="center left")
+    return fig
+
+
+# --8<-- [end:depth-position-loss]
+
+
+@figure("depth-attention-maps")
+# --8<-- [start:depth-attention-maps]
+def depth_attention_maps() -> Figure:
+    """The four heads of the trained two-layer model on one test sequence, with their two scores."""
+    params = induction_run(2)[0]
+    inputs, _ = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
+    _, cache = forward(params, inputs[0], N_HEADS)
+    fig = Figure(figsize=(9, 8.4))
+    axes = fig.subplots(2, 2)
+    for layer, key in enumerate(("weights", "h1.weights")):
+        for head in range(N_HEADS):
+            ax, weights = axes[layer, head], cache[key][head]
+            image = ax.imshow(weights, cmap="viridis", vmin=0, vmax=1)
+            ax.set_title(
+                f"layer {layer + 1}, head {head + 1}\nprevious-token {previous_token_score(weights):.2f}, "
+                f"induction {induction_score(weights, EVAL_T):.2f}",
+                fontsize=9,
+            )
+            ticks = range(len(weights))
+            ax.set_xticks(ticks, [str(t) for t in inputs[0]], fontsize=7)
+            ax.set_yticks(ticks, [str(t) for t in inputs[0]], fontsize=7)
+            ax.grid(False)
+        axes[layer, 0].set_ylabel("query (token id)")
+    for ax in axes[1]:
+        ax.set_xlabel("key (token id)")
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6)
+    return fig
+
+
+# --8<-- [end:depth-attention-maps]
+
+
+# --8<-- [start:formation]
+def formation(step):
+    """What the explorer draws at checkpoint ``step`` of the two-layer run.
+
+    Returns the checkpoints so far, the two copies' losses at them, and layer 2's head 2 on the first test
+    sequence: its attention weights and its induction score."""
+    history = induction_run(2)[1]
+    seen = [s for s in CHECKPOINTS if s <= step]
+    first = [history[s][0] for s in seen]
+    second = [history[s][1] for s in seen]
+    weights = history[step][2][1][1]  # layer 2, head 2
+    return seen, first, second, weights, induction_score(weights, EVAL_T)
+
+
+# --8<-- [end:formation]
+
+
+@explorer("induction-formation")
+def formation_explorer() -> Explorer:
+    inputs, _ = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
+    tokens = inputs[0]
+    n = len(tokens)
+    x0, y0, w, h, top = 40, 50, 270, 110, 4.5  # the loss curves: steps 0..STEPS, loss 0..4.5
+    at = lambda step, loss: (x0 + w * step / STEPS, y0 + h * (1 - loss / top))  # noqa: E731
+
+    def draw(step: str) -> str:
+        k = int(float(step))
+        seen, first, second, weights, score = formation(k)
+        body = [text(10, 16, f"loss on each copy (nats), step {k} of {STEPS}", anchor="start")]
+        body += [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h)]
+        for value in (0, 1, 2, 3, 4):
+            body.append(text(x0 - 4, at(0, value)[1] + 4, f"{value}", anchor="end", size=11))
+        body.append(text(x0, y0 + h + 14, "0", size=11))
+        body.append(text(x0 + w, y0 + h + 14, f"{STEPS}", size=11))
+        uniform = at(0, np.log(V))[1]
+        body.append(line(x0, uniform, x0 + w, uniform, dashed=True))
+        body.append(text(x0 + w + 4, uniform + 4, f"ln {V}", anchor="start", size=10))
+        legend = ((first, "xp-1", "first copy", 10), (second, "xp-2", "second copy", 180))
+        for losses, cls, name, x in legend:
+            body.append(polyline([at(s, loss) for s, loss in zip(seen, losses)], cls=f"xp-line {cls}"))
+            cx, cy = at(k, losses[-1])
+            body.append(dot(cx, cy, num(losses[-1]), f"{name} at step {k}: {num(losses[-1])}", cls=cls, r=4))
+            body.append(line(x, 33, x + 16, 33, cls=f"xp-line {cls}"))
+            body.append(text(x + 20, 37, f"{name} {num(losses[-1], 2)}", anchor="start", size=11))
+        top_y, cell, left = 226, 14, 70
+        body.append(text(10, top_y - 24, "layer 2, head 2 on a test sequence of period 8", anchor="start"))
+        body.append(text(10, top_y - 10, "(row: query, column: key; tokens are ids)", anchor="start", size=10))
+        for i in range(n):
+            for j in range(i + 1):  # the causal mask leaves the upper triangle at 0
+                value, x, y = num(weights[i, j]), left + j * cell, top_y + i * cell
+                body.append(
+                    f'<rect class="xp-1" x="{x}" y="{y}" width="{cell - 1}" height="{cell - 1}" '
+                    f'fill-opacity="{max(float(weights[i, j]), 0.06):.3f}" stroke-opacity="0" data-value="{value}">'
+                    f"<title>query {i} (token {tokens[i]}) to key {j} (token {tokens[j]}): {value}</title></rect>"
+                )
+            body.append(text(left - 4, top_y + i * cell + cell - 3, str(tokens[i]), anchor="end", size=9))
+            body.append(text(left + i * cell + cell / 2, top_y + n * cell + 10, str(tokens[i]), size=8))
+        body.append(
+            text(10, top_y + n * cell + 32, f"induction score {num(score, 2)}", anchor="start", value=num(score))
+        )
+        return svg(360, top_y + n * cell + 42, f"The two-layer run at step {k}", body)
+
+    control = slider("step", "Training step", CHECKPOINTS, STEPS, lambda s: f"step {s:g} of {STEPS}")
+    caption = (
+        "One run of the two-layer attention-only model: the loss on each copy so far, and layer 2's head 2, "
+        "whose stripe below the diagonal is the induction pattern."
+    )
+    return build("induction-formation", caption, [control], draw)
