@@ -48,7 +48,8 @@ def pytest_sessionfinish(session):
 
 # What a MkDocs user's shell hands `mkdocs build` typed in .venv: no PYTHONPATH, none of dev.py's variables (the
 # .pth file that dev.py's set-up writes supplies them, tools/build_env.py).
-PLAIN_ENV = {name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR", "LANG") if name in os.environ}
+# A PYTHONPATH set by hand passes (a git worktree sharing another checkout's .venv); dev.py and CI never set one.
+PLAIN_ENV = {name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR", "LANG", "PYTHONPATH") if name in os.environ}
 
 
 @background.background

@@ -117,50 +117,47 @@ PHONE_JS = r"""
 }
 """
 
-# Runs in the page. For every Python block, as a reader does: open what hides it (a collapsed solution,
-# its tab), scroll to it, and press its copy button where it is drawn; then read the clipboard.
-COPY_ALL_JS = r"""
-async (copyButton) => {
+# Runs in the page, once per Python block (each call its own user gesture: a browser lets a page write to the
+# clipboard for a few seconds after one, and copying every block of a long page under load takes longer): as a
+# reader does, open what hides the block (a collapsed solution, its tab), scroll to it, press its copy button where
+# it is drawn, and read the clipboard. Returns null past the last block.
+COPY_ONE_JS = r"""
+async ([copyButton, index]) => {
   const article = document.querySelector("article.md-content__inner") || document.body;
   const blocks = [...article.querySelectorAll(".language-python")].filter(el => el.matches("div.highlight") && !el.closest(".doc"));
-  const copies = [];
-  for (const [index, block] of blocks.entries()) {
-    for (let el = block; el; el = el.parentElement) {
-      if (el.tagName === "DETAILS") el.open = true;
-      if (el.classList && el.classList.contains("tabbed-block")) {
-        const input = el.closest(".tabbed-set").querySelectorAll(":scope > input")[[...el.parentElement.children].indexOf(el)];
-        if (input) input.click();
-      }
+  if (index >= blocks.length) return null;
+  const block = blocks[index];
+  for (let el = block; el; el = el.parentElement) {
+    if (el.tagName === "DETAILS") el.open = true;
+    if (el.classList && el.classList.contains("tabbed-block")) {
+      const input = el.closest(".tabbed-set").querySelectorAll(":scope > input")[[...el.parentElement.children].indexOf(el)];
+      if (input) input.click();
     }
-    block.scrollIntoView({block: "center"});
-    const code = block.querySelector("code").cloneNode(true);
-    code.querySelectorAll(".linenos, .linenodiv, .md-annotation").forEach(e => e.remove());
-    const copy = {index, text: null, shown: code.textContent, problem: null};
-    copies.push(copy);
-    let button = null;  // the theme adds it once the block is in view (content.lazy)
-    for (let wait = 0; wait < 500 && !button; wait++) {
-      button = block.querySelector(copyButton);
-      if (!button) await new Promise(resolve => setTimeout(resolve, 10));
-    }
-    if (button) button.scrollIntoView({block: "center"});  // a block taller than the screen: its top
-    const box = button && button.getBoundingClientRect();
-    if (!box || !box.width || !button.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2))) {
-      copy.problem = "has no copy button that a reader can click";
-      continue;
-    }
-    const sentinel = `<clipboard before block ${index}>`;
-    await navigator.clipboard.writeText(sentinel);
-    // On a loaded 2-core machine the copy can take seconds: wait up to 5 s, and press again once half-way.
-    button.click();
-    for (const start = performance.now(), again = {done: false}; copy.text === null && performance.now() - start < 5000;) {
-      const text = await navigator.clipboard.readText();
-      if (text !== sentinel) copy.text = text;
-      else if (!again.done && performance.now() - start > 2500) { again.done = true; button.click(); }
-      else await new Promise(resolve => setTimeout(resolve, 20));
-    }
-    if (copy.text === null) copy.problem = "has a copy button that puts nothing on the clipboard";
   }
-  return copies;
+  block.scrollIntoView({block: "center"});
+  const code = block.querySelector("code").cloneNode(true);
+  code.querySelectorAll(".linenos, .linenodiv, .md-annotation").forEach(e => e.remove());
+  const copy = {index, text: null, shown: code.textContent, problem: null};
+  let button = null;  // the theme adds it once the block is in view (content.lazy)
+  for (const start = performance.now(); !button && performance.now() - start < 5000;) {
+    button = block.querySelector(copyButton);
+    if (!button) await new Promise(resolve => setTimeout(resolve, 10));
+  }
+  if (button) button.scrollIntoView({block: "center"});  // a block taller than the screen: its top
+  const box = button && button.getBoundingClientRect();
+  if (!box || !box.width || !button.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2))) {
+    copy.problem = "has no copy button that a reader can click";
+    return copy;
+  }
+  const sentinel = `<clipboard before block ${index}>`;
+  await navigator.clipboard.writeText(sentinel);
+  button.click();
+  for (const start = performance.now(); copy.text === null && performance.now() - start < 3000;) {
+    const text = await navigator.clipboard.readText();
+    if (text !== sentinel) copy.text = text; else await new Promise(resolve => setTimeout(resolve, 10));
+  }
+  if (copy.text === null) copy.problem = "has a copy button that puts nothing on the clipboard";
+  return copy;
 }
 """
 
@@ -175,6 +172,8 @@ async (rules) => {
     const flat = document.createElement("span");
     for (const attribute of visual.attributes) flat.setAttribute(attribute.name, attribute.value);
     flat.textContent = visual.textContent;
+    flat.style.whiteSpace = "normal";  // one line of glyphs is wider than the typeset formula: wrap, never scroll
+    flat.style.wordBreak = "break-all";
     visual.replaceWith(flat);
   }
   const options = {resultTypes: ["violations"]};
@@ -250,7 +249,8 @@ def visit_page(context, base: str, page_path: str, mode: Mode) -> PageVisit:
         visit.timings["load"] = time.perf_counter() - start
         if mode.copy:
             before = time.perf_counter()
-            visit.copies = page.evaluate(COPY_ALL_JS, COPY_BUTTON)
+            while (copy := page.evaluate(COPY_ONE_JS, [COPY_BUTTON, len(visit.copies)])) is not None:
+                visit.copies.append(copy)
             visit.timings["copy"] = time.perf_counter() - before
         if mode.axe_rules is not False:  # last: it flattens the formulas (AXE_JS)
             before = time.perf_counter()

@@ -35,8 +35,13 @@ def test_editing_a_chapter_module_redraws_that_chapter_only(kind, built_site, mo
 
 
 def test_editing_the_fables_redraws_the_fables_figures_only(built_site, monkeypatch):
-    # the chapters that train on the fables: the bigram capstone, the block's ablations, the training chapter
-    readers = {"docs_src.part_2.practice", "docs_src.part_4.block", "docs_src.part_4.training"}
+    # the chapters that train on the fables: the bigram capstone, the block's ablations, the training chapter, the ladder
+    readers = {
+        "docs_src.part_2.practice",
+        "docs_src.part_4.block",
+        "docs_src.part_4.training",
+        "docs_src.part_4.ladder",
+    }
     assert misses("figures", LIBRARY + "data/aesop.txt", monkeypatch) == readers
     assert misses("explorers", LIBRARY + "data/aesop.txt", monkeypatch) == set()
 

@@ -166,14 +166,19 @@ def test_search_puts_the_chapter_first_and_its_snippets_have_no_holes(browser, s
         page.keyboard.press("/")
         for query, chapter in SEARCHES.items():
             page.fill("input.md-search__input", "")
+            page.wait_for_function("() => !document.querySelector('.md-search-result__item')")  # none left over
             page.keyboard.type(query, delay=5)
             page.wait_for_function(
                 "(query) => document.querySelector('.md-search-result__item')"
                 " && document.querySelector('input.md-search__input').value === query",
                 arg=query,
             )
-            page.wait_for_timeout(300)  # results for the whole query, not its first letters
-            results = page.evaluate(SEARCH_RESULTS_JS)
+            # Results for the whole query, not its first letters: the same twice, 300 ms apart (a busy machine
+            # answers the last keystroke late).
+            results, previous = page.evaluate(SEARCH_RESULTS_JS), None
+            while results != previous:
+                page.wait_for_timeout(300)
+                results, previous = page.evaluate(SEARCH_RESULTS_JS), results
             first = results[0]["href"].split("?")[0] if results else None
             if first != server.base.removeprefix(server.origin) + chapter and not (first or "").endswith(chapter):
                 problems.append(f"{query!r}: first result {first}, expected {chapter}")
