@@ -114,15 +114,29 @@ def label(losses) -> str:
 # --8<-- [end:ladder]
 
 
-# --8<-- [start:paired]
-COMPARISONS = [  # (before, after): each step of the ladder, then exercise 1's steps and the bigram against two heads
+# --8<-- [start:comparisons]
+COMPARISONS = [  # (before, after): each step of the ladder, exercise 1's steps, and the heads against the bigram
     *zip(RUNGS, list(RUNGS)[1:]),
     ("two heads", "two heads + residual"),
     ("two heads + residual", "+ residual"),
     ("+ LayerNorm, no feed-forward", "+ LayerNorm"),
+    ("bigram", "one head"),
     ("bigram", "two heads"),
 ]
-T_5, T_10 = 4.303, 2.920  # Student's t with 2 degrees of freedom (3 seeds): two-sided 5 % and 10 % points
+
+
+# --8<-- [end:comparisons]
+
+
+# --8<-- [start:paired]
+def t_point(alpha):
+    """The two-sided `alpha` point of Student's t with 2 degrees of freedom (3 seeds), where the t distribution
+    has a closed form: P(|t| <= c) = c / sqrt(2 + c**2), so c = (1 - alpha) sqrt(2 / (1 - (1 - alpha)**2))."""
+    inside = 1.0 - alpha
+    return inside * np.sqrt(2.0 / (1.0 - inside**2))
+
+
+T_5, T_10 = t_point(0.05), t_point(0.10)  # 4.303 and 2.920
 
 
 def paired(before, after):
@@ -185,7 +199,7 @@ def ladder_losses() -> Figure:
 def ladder_differences() -> Figure:
     """Each comparison seed by seed: the later model's loss minus the earlier's, every seed a dot, the mean a bar."""
     results = ladder()
-    fig = Figure(figsize=(8, 5.4))
+    fig = Figure(figsize=(8, 5.8))
     ax = fig.subplots()
     for row, (before, after) in enumerate(COMPARISONS):
         diffs, mean, sd, t = paired(results[before][0], results[after][0])
