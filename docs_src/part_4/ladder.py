@@ -30,6 +30,10 @@ RUNGS = {  # each rung adds one thing to the one above it
     "+ LayerNorm": dict(n_heads=2, d_ff=D_FF, residual=True, layer_norm=True, n_layers=1, frozen=()),
     "+ second block": dict(n_heads=2, d_ff=D_FF, residual=True, layer_norm=True, n_layers=2, frozen=()),
 }
+WITHOUT_FFN = {  # exercise 1's two models: a rung of the ladder with its feed-forward layer taken out
+    "two heads + residual": dict(RUNGS["+ residual"], d_ff=0),
+    "+ LayerNorm, no feed-forward": dict(RUNGS["+ LayerNorm"], d_ff=0),
+}
 
 
 def fables():
@@ -91,12 +95,12 @@ def counted_bigram(smoothing=0.1):
 # --8<-- [end:counted-bigram]
 
 
-@functools.cache  # the figure's two themes, and the page's table through them, share one run of the ladder
+@functools.cache  # the two figures' themes, and the page's tables through them, share one run of the ladder
 # --8<-- [start:ladder]
 def ladder():
-    """Every rung trained once per seed: {name: (validation losses, trained parameters)}."""
+    """Every rung, and exercise 1's two models, trained once per seed: {name: (validation losses, parameters)}."""
     results = {}
-    for name, rung in RUNGS.items():
+    for name, rung in {**RUNGS, **WITHOUT_FFN}.items():
         runs = [train_rung(rung, seed)[:2] for seed in SEEDS]
         results[name] = ([loss for loss, _ in runs], runs[0][1])
     return results
@@ -110,18 +114,74 @@ def label(losses) -> str:
 # --8<-- [end:ladder]
 
 
+# --8<-- [start:comparisons]
+COMPARISONS = [  # (before, after): each step of the ladder, exercise 1's steps, and the heads against the bigram
+    *zip(RUNGS, list(RUNGS)[1:]),
+    ("two heads", "two heads + residual"),
+    ("two heads + residual", "+ residual"),
+    ("+ LayerNorm, no feed-forward", "+ LayerNorm"),
+    ("bigram", "one head"),
+    ("bigram", "two heads"),
+]
+
+
+# --8<-- [end:comparisons]
+
+
+# --8<-- [start:paired]
+def t_point(alpha):
+    """The two-sided `alpha` point of Student's t with 2 degrees of freedom (3 seeds), where the t distribution
+    has a closed form: P(|t| <= c) = c / sqrt(2 + c**2), so c = (1 - alpha) sqrt(2 / (1 - (1 - alpha)**2))."""
+    inside = 1.0 - alpha
+    return inside * np.sqrt(2.0 / (1.0 - inside**2))
+
+
+T_5, T_10 = t_point(0.05), t_point(0.10)  # 4.303 and 2.920
+
+
+def paired(before, after):
+    """Seed by seed, the loss of `after` minus that of `before` (the same seed: the same batches), their mean,
+    their standard deviation (ddof=1) and the paired t statistic, mean / (sd / sqrt(number of seeds))."""
+    diffs = np.array(after) - np.array(before)
+    mean, sd = diffs.mean(), diffs.std(ddof=1)
+    return diffs, mean, sd, mean / (sd / np.sqrt(len(diffs)))
+
+
+def verdict(diffs, t) -> str:
+    """Established: every seed moves the same way and |t| clears the 5 % point; borderline: the 10 % point."""
+    agree = bool(np.all(np.sign(diffs) == np.sign(t)))
+    if agree and abs(t) >= T_5:
+        return "established"
+    return "borderline" if agree and abs(t) >= T_10 else "not established"
+
+
+def signed(x, digits=3) -> str:
+    """A difference with its sign, and a true minus sign."""
+    return f"{x:+.{digits}f}".replace("-", "\u2212")
+
+
+def paired_label(diffs, mean, sd, t) -> str:
+    """What the figure writes beside a comparison: mean ± sd, t, and the difference for each seed."""
+    return f"{signed(mean)} ± {sd:.3f}, t = {signed(t, 1)} (" + ", ".join(signed(x) for x in diffs) + ")"
+
+
+# --8<-- [end:paired]
+
+
 @figure("ladder-losses")
 # --8<-- [start:ladder-losses]
 def ladder_losses() -> Figure:
     """Validation loss of each rung: every seed as a dot, the mean as a bar, the counted bigram as a line."""
     results, reference = ladder(), counted_bigram()
-    fig = Figure(figsize=(8, 4.6))
+    fig = Figure(figsize=(8, 5.4))
     ax = fig.subplots()
-    for row, (losses, _) in enumerate(results.values()):
-        ax.plot([min(losses), max(losses)], [row, row], color="C0", lw=1.5)  # the range over the seeds
-        ax.plot(losses, [row] * len(losses), "o", color="C0", markersize=4)
+    for row, (name, (losses, _)) in enumerate(results.items()):
+        colour = "C0" if name in RUNGS else "C4"  # the ladder, then exercise 1's two models
+        ax.plot([min(losses), max(losses)], [row, row], color=colour, lw=1.5)  # the range over the seeds
+        ax.plot(losses, [row] * len(losses), "o", color=colour, markersize=4)
         ax.plot([np.mean(losses)] * 2, [row - 0.3, row + 0.3], color="C1", lw=2.5)  # the mean
         ax.annotate(label(losses), (1.02, row), xycoords=("axes fraction", "data"), va="center", fontsize=9)
+    ax.axhline(len(RUNGS) - 0.5, color="C4", lw=0.8)  # below it: exercise 1's models, not rungs of the ladder
     ax.axvline(reference, color="C2", ls="--", label=f"counted bigram {reference:.3f}")
     ax.set_yticks(range(len(results)), [f"{name} ({n:,})" for name, (_, n) in results.items()])
     ax.invert_yaxis()  # the ladder from the top
@@ -132,3 +192,33 @@ def ladder_losses() -> Figure:
 
 
 # --8<-- [end:ladder-losses]
+
+
+@figure("ladder-differences")
+# --8<-- [start:ladder-differences]
+def ladder_differences() -> Figure:
+    """Each comparison seed by seed: the later model's loss minus the earlier's, every seed a dot, the mean a bar."""
+    results = ladder()
+    fig = Figure(figsize=(8, 5.8))
+    ax = fig.subplots()
+    for row, (before, after) in enumerate(COMPARISONS):
+        diffs, mean, sd, t = paired(results[before][0], results[after][0])
+        colour = {"established": "C0", "borderline": "C3", "not established": "C1"}[verdict(diffs, t)]
+        ax.plot([diffs.min(), diffs.max()], [row, row], color=colour, lw=1.5)  # the range over the seeds
+        ax.plot(diffs, [row] * len(diffs), "o", color=colour, markersize=4)
+        ax.plot([mean] * 2, [row - 0.3, row + 0.3], color=colour, lw=2.5)  # the mean
+        ax.annotate(
+            paired_label(diffs, mean, sd, t), (1.02, row), xycoords=("axes fraction", "data"), va="center", fontsize=9
+        )
+    for word, colour in (("established", "C0"), ("borderline", "C3"), ("not established", "C1")):
+        ax.plot([], [], "o-", color=colour, markersize=4, label=word)  # the legend's entries
+    ax.axvline(0.0, color="C2", ls="--")  # no difference
+    ax.legend(fontsize=9, loc="lower left")
+    ax.set_yticks(range(len(COMPARISONS)), [f"{before} \u2192 {after}" for before, after in COMPARISONS])
+    ax.invert_yaxis()
+    ax.set_xlim(-0.45, 0.45)
+    ax.set_xlabel("loss after the step minus loss before it, seed by seed (nats per character; below 0: better)")
+    return fig
+
+
+# --8<-- [end:ladder-differences]
