@@ -776,7 +776,7 @@ check("own code: rms_block", lambda: yours(rms_block, X0, block_1, n_heads), [])
 # (upright $\mathrm{i}$ the imaginary unit, slanted $i$ the position), as Meta's Llama code computes it.
 #
 # The pairs are neighbouring features, as in the RoPE paper, Meta's Llama code and the guide's library.
-# Hugging Face's Llama pairs feature $r$ with feature $r + d/2$ instead: the same idea on the features in
+# Hugging Face's Llama pairs feature $r$ with feature $r + d_{\text{head}}/2$ instead: the same idea on the features in
 # another order, with other numbers, so the checks here expect neighbours. Write `apply_rope` for `x` of
 # shape $(\dots, n, d)$: row $m$ of the last two axes is at position `positions[m]`.
 
