@@ -514,13 +514,13 @@ check("stream_sizes of 12 scaled blocks", lambda: stream_sizes(deep_scaled, toke
 check("own code: stream_sizes", lambda: yours(stream_sizes, params, tokens, n_heads), [])
 
 # %% [markdown]
-# The two models of 12 blocks differ only in $W_O$ and $W_2$, the two matrices that write into the
-# stream. As drawn, each of the 24 terms has the size those matrices give it whatever the depth, and the
-# stream grows with the number of terms. GPT-2 (Radford et al., 2019) multiplies these matrices by
-# $1/\sqrt{2L}$ at initialisation, so that the $2L$ terms together have about the size of one, and the
-# stream stays near its starting size. Training then
-# changes the weights, and the stream of a trained model can still grow with depth; a norm before each
-# sub-layer (section 5) is what keeps what the sub-layer reads at a steady size either way.
+# The two models of 12 blocks differ only in $W_O$ and $W_2$, the two matrices that write into the stream.
+# As drawn, each of the 24 terms has the size those matrices give it whatever the depth, and the stream
+# grows with the number of terms. GPT-2 (Radford et al., 2019) multiplies these matrices by $1/\sqrt{2L}$
+# at initialisation, so that the $2L$ terms together have about the size of one, and the stream stays near
+# its starting size. Training then changes the weights, and the stream of a trained model can still grow
+# with depth; a norm before each sub-layer (section 5) is what keeps what the sub-layer reads at a steady
+# size either way.
 
 # %%
 try:
@@ -536,14 +536,15 @@ else:
 # %% [markdown]
 # ## 4. Reading the stream after each block
 #
-# Every block writes into the same $d$ features, in the same basis, so the final LayerNorm and $W_U$
-# can read the stream after *any* block, not only the last: $\operatorname{LN}_f(X^{(l)})\, W_U$ is
-# what the model would predict if it stopped after $l$ blocks (the "logit lens", nostalgebraist, 2020).
-# In GPT-2 these early readings come closer to the final prediction block by block; in some other models
-# (BLOOM, GPT-Neo) the plain lens reads the early blocks poorly, and Belrose et al. (2023) train a small
-# map per block first (the "tuned lens"). Write `logit_lens(params, tokens, n_heads)`: the logits read after each of the $L$ blocks, shape
-# $(L, n, V)$. The last reading is the model's output, and the first is the output of block 0 alone
-# (exercise 2) to the last digit: what a later block does never changes what an earlier one wrote.
+# Every block writes into the same $d$ features, in the same basis, so the final LayerNorm and $W_U$ can
+# read the stream after *any* block, not only the last: $\operatorname{LN}_f(X^{(l)})\, W_U$ is what the
+# model would predict if it stopped after $l$ blocks (the "logit lens", nostalgebraist, 2020). In GPT-2
+# these early readings come closer to the final prediction block by block; in some other models (BLOOM,
+# GPT-Neo) the plain lens reads the early blocks poorly, and Belrose et al. (2023) train a small map per
+# block first (the "tuned lens"). Write `logit_lens(params, tokens, n_heads)`: the logits read after each
+# of the $L$ blocks, shape $(L, n, V)$. The last reading is the model's output, and the first is the
+# output of block 0 alone (exercise 2) to the last digit: what a later block does never changes what an
+# earlier one wrote.
 
 
 # %% tags=["exercise"]
@@ -653,12 +654,13 @@ check("own code: rms_norm", lambda: yours(rms_norm, X0, g), [])
 # and each sub-layer should see inputs of a steady size whatever the size of the stream. Both norms give
 # that, up to $\varepsilon$: multiplying a token by $c > 0$ gives
 # $\operatorname{RMSNorm}(cx) = \gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon / c^2}$, so the
-# output does not move at all when $\varepsilon = 0$, and barely moves while $\operatorname{mean}(x^2) \gg
-# \varepsilon$. The second check above is a token small enough for $\varepsilon = 0.01$ to matter. What
+# output does not move at all when $\varepsilon = 0$, and barely moves while
+# $\operatorname{mean}(x^2) \gg \varepsilon$. The second check above is a token small enough for
+# $\varepsilon = 0.01$ to matter. What
 # RMSNorm drops is the centring: add the same amount to every feature of a token and LayerNorm does not
 # notice, RMSNorm does. Zhang and Sennrich found the centring dispensable: in their experiments RMSNorm
-# matched LayerNorm's quality and cut the running time by 7 % to 64 %, depending on the model and their
-# implementation of it, by not computing the mean. The next cell measures both norms, with your
+# matched LayerNorm's quality and cut the running time by 7 % to 64 % (depending on the model and their
+# implementation of it), the mean being the computation saved. The next cell measures both norms, with your
 # `rms_norm`: scaling the tokens of `X0` (whose features have a mean square near 1) moves either norm's
 # output by about its $\varepsilon$; scaling the small token of the second check moves it a lot.
 
@@ -770,10 +772,11 @@ check("own code: rms_block", lambda: yours(rms_block, X0, block_1, n_heads), [])
 # $$\begin{pmatrix} x'_{2r} & x'_{2r+1} \end{pmatrix} = \begin{pmatrix} x_{2r} & x_{2r+1} \end{pmatrix} R_{i\omega_r}^\top, \qquad R_\alpha = \begin{pmatrix} \cos \alpha & -\sin \alpha \\ \sin \alpha & \cos \alpha \end{pmatrix},$$
 #
 # that is $x'_{2r} = x_{2r} \cos i\omega_r - x_{2r+1} \sin i\omega_r$ and
-# $x'_{2r+1} = x_{2r} \sin i\omega_r + x_{2r+1} \cos i\omega_r$. Su et al. write the same turn with complex
-# numbers ([Rotations: complex eigenvalues](https://transformer-math.github.io/mathematics-for-transformers/part-1/eigenvalues/#rotations-complex-eigenvalues)):
-# the pair is $z_r = x_{2r} + \mathrm{i}\, x_{2r+1}$, and turning it is multiplying, $z'_r = z_r\, e^{\mathrm{i}\, i\omega_r}$
-# (upright $\mathrm{i}$ the imaginary unit, slanted $i$ the position), as Meta's Llama code computes it.
+# $x'_{2r+1} = x_{2r} \sin i\omega_r + x_{2r+1} \cos i\omega_r$. Su et al. write the same turn with
+# complex numbers ([Rotations: complex eigenvalues](https://transformer-math.github.io/mathematics-for-transformers/part-1/eigenvalues/#rotations-complex-eigenvalues)):
+# the pair is $z_r = x_{2r} + \mathrm{i}\, x_{2r+1}$, and turning it is multiplying,
+# $z'_r = z_r\, e^{\mathrm{i}\, i\omega_r}$ (upright $\mathrm{i}$ the imaginary unit, slanted $i$ the
+# position), as Meta's Llama code computes it.
 #
 # The pairs are neighbouring features, as in the RoPE paper, Meta's Llama code and the guide's library.
 # Hugging Face's Llama pairs feature $r$ with feature $r + d_{\text{head}}/2$ instead: the same idea on the features in
@@ -821,10 +824,10 @@ check("own code: apply_rope", lambda: yours(apply_rope, qk, np.arange(4)), [])
 #
 # $$\left(q R_{i\omega}^\top\right) \left(k R_{j\omega}^\top\right)^\top = q\, R_{-i\omega} R_{j\omega}\, k^\top = q\, R_{(j - i)\omega}\, k^\top,$$
 #
-# and the score is the sum of these over the pairs: the positions enter the score only through the distance $j - i$. See it in numbers: write
-# `rope_scores(q, k, n)`, the $n \times n$ matrix whose entry $(i, j)$ is the score of `q` at position
-# $i$ with `k` at position $j$, both turned by your `apply_rope`. Every diagonal of it (one distance
-# $j - i$) should hold one number.
+# and the score is the sum of these over the pairs: the positions enter the score only through the
+# distance $j - i$. See it in numbers: write `rope_scores(q, k, n)`, the $n \times n$ matrix whose entry
+# $(i, j)$ is the score of `q` at position $i$ with `k` at position $j$, both turned by your `apply_rope`.
+# Every diagonal of it (one distance $j - i$) should hold one number.
 
 
 # %% tags=["exercise"]
