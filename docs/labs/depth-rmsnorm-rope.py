@@ -21,9 +21,11 @@
 # RMSNorm in place of LayerNorm, and rotary positions (RoPE) on the queries and keys in place of a
 # position vector added to the embeddings. The numbers your code must reach were computed beforehand by
 # the guide's library (`transformer_math.model.forward` with two blocks, `transformer_math.modern`'s
-# `rms_norm` and `apply_rope`) from the same parameters, and are written into this notebook; the library
-# itself is not imported. As in the block lab, a check reads your code and says **Wrong** if a function
-# you wrote calls the library.
+# `rms_norm` and `apply_rope`) from the same parameters, and are written into this notebook. The library
+# is imported once, in the set-up, only to train a small model for section 4 (without it, that part of
+# section 4 waits: `pip install git+https://github.com/transformer-math/mathematics-for-transformers`).
+# As in the block lab, a check reads your code and says **Wrong** if a function you wrote calls the
+# library.
 #
 # Write $X^{(l)}$ for the residual stream after $l$ blocks, an $(n, d)$ array. A model of $L$ blocks is
 #
@@ -175,7 +177,8 @@ def block(x, p, n_heads):
 # names them: block 0 keeps the one-block names (`W_Q`, `ln1_g`, ...), block $l \geq 1$ has the same
 # names with the prefix `h{l}.` (`h1.W_Q`, `h1.ln1_g`, ...), as nanoGPT's `transformer.h.1`. The gains are
 # near 1 and the shifts small, so that a norm that drops $\gamma$ or keeps $\beta$ shows. Then the inputs
-# of the checks below.
+# of the checks below, and `random_model`, deeper models drawn as a model is before training (gains 1,
+# shifts and biases 0), for section 3.
 
 # %%
 V, d, d_ff, n_heads, n_layers = 5, 8, 16, 2, 2
@@ -204,9 +207,61 @@ tokens = np.array([0, 1, 2, 3])  # the cat sat on
 X0 = params["W_E"][tokens] + positional_encoding(len(tokens), d)  # the stream before the first block
 E = params["W_E"][tokens]  # the embeddings alone, for RoPE
 block_1 = {name: params["h1." + name] for name in BLOCK_NAMES}  # block 1's arrays, one-block names
-R = np.random.default_rng(1).normal(size=(n_heads, len(tokens), d // n_heads))  # queries of 2 heads
-query, key = R[0, 0], R[1, 0]  # one query and one key, of width d_head = 4
+qk = np.random.default_rng(1).normal(size=(n_heads, len(tokens), d // n_heads))  # rows of 2 heads, for RoPE
+query, key = qk[0, 0], qk[1, 0]  # one query and one key, of width d_head = 4
 print(len(params), "arrays; block 1's:", [name for name in params if name.startswith("h1.W")])
+
+
+def random_model(n_layers, scale, seed=2):
+    """A model of n_layers blocks before training: weights N(0, 1/fan-in), gains 1, shifts and biases 0, and the
+    two matrices that write into the stream, W_O and W_2, multiplied by scale."""
+    r = np.random.default_rng(seed)
+    model = {"W_E": r.normal(size=(V, d)), "lnf_g": np.ones(d), "lnf_b": np.zeros(d)}
+    model["W_U"] = r.normal(size=(d, V)) / np.sqrt(d)
+    for layer in range(n_layers):
+        prefix = "" if layer == 0 else f"h{layer}."
+        for name in BLOCK_NAMES:
+            shape = SHAPES.get(name, (d, d) if name.startswith("W") else (d,))
+            if name.startswith("W"):
+                factor = scale if name in ("W_O", "W_2") else 1.0
+                model[prefix + name] = factor * r.normal(size=shape) / np.sqrt(shape[0])
+            else:
+                model[prefix + name] = np.ones(shape) if name.endswith("_g") else np.zeros(shape)
+    return model
+
+
+deep = random_model(12, scale=1.0)  # 12 blocks as drawn
+deep_scaled = random_model(12, scale=1 / np.sqrt(2 * 12))  # the same, W_O and W_2 times 1/sqrt(2L), as GPT-2
+
+# %% [markdown]
+# A trained model, for section 4: three blocks of width 16 (two heads) trained by the library for 60
+# AdamW steps, about a second, to predict the next character of the first 3,000 characters of Aesop's
+# fables (windows of 8 characters). Its parameters have the names above, so your functions read it as
+# they read `params`. `untrained` is the same model before its first step.
+
+
+# %%
+def train_small_model():
+    """The library's training loop on characters: the model before and after 60 steps, and 50 of its windows."""
+    from transformer_math.data import load_text
+    from transformer_math.model import init_params
+    from transformer_math.train import make_windows, train
+
+    text = load_text("aesop")[:3000]
+    chars = sorted(set(text))
+    windows, next_chars = make_windows([chars.index(c) for c in text], seq_len=8)
+    before = init_params(len(chars), d_model=16, d_ff=32, n_layers=3, seed=0)
+    after = {name: value.copy() for name, value in before.items()}
+    losses = train(after, windows[::4], next_chars[::4], n_heads=2, steps=60, lr=0.02, batch_size=16)
+    print(f"{len(chars)} characters; training loss {losses[0]:.2f} at step 0, {losses[-1]:.2f} at step 59")
+    return before, after, windows[1::60], next_chars[1::60]
+
+
+try:
+    untrained, trained, lens_windows, lens_targets = train_small_model()
+except ImportError:  # the library is not installed: section 4's trained model waits
+    untrained = trained = lens_windows = lens_targets = None
+    print("No library: the trained model of section 4 is skipped.")
 
 # %% [markdown]
 # What the library computed from these parameters and inputs, written here so that nothing below needs
@@ -229,6 +284,42 @@ EXPECTED_LOGITS_ONE_BLOCK = np.array(
         [-0.71016289, 0.31097233, 0.38047220, 0.06857702, 0.15533457],
     ]
 )
+EXPECTED_SIZES = np.array([1.08874644, 1.76312318, 2.46847223])
+EXPECTED_SIZES_DEEP = np.array(
+    [
+        1.07694014,
+        1.61135120,
+        2.16484598,
+        2.05069536,
+        2.31353835,
+        2.51585807,
+        2.34070694,
+        2.51768437,
+        3.36585879,
+        3.05542205,
+        3.14617847,
+        2.87680252,
+        3.02471627,
+    ]
+)
+EXPECTED_SIZES_SCALED = np.array(
+    [
+        1.07694014,
+        1.10779775,
+        1.09894321,
+        1.03460218,
+        1.02776909,
+        1.09344653,
+        1.09628776,
+        1.09463375,
+        1.19626830,
+        1.17541473,
+        1.25755124,
+        1.19830334,
+        1.20484445,
+    ]
+)
+EXPECTED_LENS_TRAINED = np.array([2.63981403, 2.51144387, 2.49608377])
 EXPECTED_RMS = np.array(
     [
         [0.08400242, 1.00967574, 0.72582215, 1.14083116, -0.50364239, 1.13953953, 1.50400414, 2.42036777],
@@ -236,6 +327,17 @@ EXPECTED_RMS = np.array(
         [0.21416478, -0.74825256, 0.60738513, 1.83383983, -0.08961003, 1.73900920, -0.67169142, 1.47527622],
         [0.95081485, -1.42007406, -0.69170219, 0.04728018, -0.54789006, 1.39074803, -1.58173643, 1.33928459],
     ]
+)
+EXPECTED_LN = np.array(
+    [
+        [-0.74768500, 0.02850396, -0.36948183, 0.40237321, -2.01039630, 0.65717862, 0.80331765, 2.09757645],
+        [0.33168436, -0.50361611, -0.24443886, 1.51190300, -2.01705767, 0.99546885, -1.14500733, 0.79116830],
+        [-0.19545322, -1.64449229, -0.04762508, 1.44609661, -0.72986348, 1.46594594, -1.54879180, 0.88890446],
+        [0.91650725, -1.48322539, -0.75245672, -0.00731754, -0.59826245, 1.34799426, -1.64453870, 1.27497610],
+    ]
+)
+EXPECTED_LN_EPS = np.array(
+    [0.23905941, -0.36297814, -0.17617777, 1.08969457, -1.45378162, 0.71747791, -0.82525682, 0.57022957]
 )
 EXPECTED_RMS_EPS = np.array(
     [0.06970820, -0.63901217, -0.44938274, 0.81055328, -1.64879759, 0.49522845, -1.08766409, 0.25210587]
@@ -308,10 +410,11 @@ EXPECTED_ROPE_BLOCK_SPREAD = np.array(
 #
 # $$X^{(L)} = X^{(0)} + \sum_{l=0}^{L-1} \left(\Delta^{\text{attn}}_l + \Delta^{\text{ffn}}_l\right):$$
 #
-# the embeddings plus $2L$ terms, all of shape $(n, d)$. That is what lets blocks stack at all (each
-# takes and returns an $(n, d)$ array), what lets block $l$ read everything every earlier block wrote,
-# and what gives the gradient a path from the loss to every block that goes through no other block
-# (the derivative of $X + F(X)$ is the identity plus that of $F$).
+# the embeddings plus positions, $X^{(0)} = W_E[t] + PE$, and $2L$ terms, all of shape $(n, d)$. Every
+# sub-layer maps $(n, d)$ to $(n, d)$, so blocks would chain with or without the residual sum; what the sum
+# gives is that block $l$ reads everything every earlier block wrote, and that the gradient has a path
+# from the loss to every block that goes through no other block (the derivative of $X + F(X)$ is the
+# identity plus that of $F$). That path is what lets a deep stack train.
 #
 # Write `block_params(params, layer)`: the arrays of block `layer` under the one-block names, a
 # dictionary that `block` takes.
@@ -375,15 +478,73 @@ check("logits of block 0 alone", lambda: deep_forward(one_block, tokens, n_heads
 check("own code: deep_forward", lambda: yours(deep_forward, params, tokens, n_heads), [])
 
 # %% [markdown]
-# ## 3. Reading the stream after each block
+# ## 3. How big the stream gets
 #
-# Every block writes into the same $d$ features, in the same basis, so the final LayerNorm and $W_U$
-# can read the stream after *any* block, not only the last: $\operatorname{LN}_f(X^{(l)})\, W_U$ is
-# what the model would predict if it stopped after $l$ blocks (the "logit lens", nostalgebraist, 2020;
-# in GPT-2 these early readings were found to come closer to the final prediction block by block).
-# Write `logit_lens(params, tokens, n_heads)`: the logits read after each of the $L$ blocks, shape
-# $(L, n, V)$. The last reading is the model's output, and the first is the output of block 0 alone
-# (exercise 2) to the last digit: what a later block does never changes what an earlier one wrote.
+# Each block adds two terms to the stream and takes nothing away, so unless the terms cancel, the stream
+# grows with depth. Measure it: write `stream_sizes(params, tokens, n_heads)`, the root mean square of the
+# stream's entries, $\sqrt{\operatorname{mean}\big((X^{(l)})^2\big)}$ over all $n \times d$ of them, for
+# $l = 0, \dots, L$: shape $(L + 1,)$, the size of $X^{(0)}$ first.
+
+
+# %% tags=["exercise"]
+def stream_sizes(params, tokens, n_heads):
+    return ...  # your code: shape (L + 1,)
+
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# ```python
+# def stream_sizes(params, tokens, n_heads):
+#     x = params["W_E"][tokens] + positional_encoding(len(tokens), params["W_E"].shape[1])
+#     sizes, layer = [np.sqrt(np.mean(x**2))], 0
+#     while layer == 0 or f"h{layer}.W_Q" in params:
+#         x = block(x, block_params(params, layer), n_heads)
+#         sizes.append(np.sqrt(np.mean(x**2)))
+#         layer += 1
+#     return np.array(sizes)
+# ```
+#
+# </details>
+
+# %%
+check("stream_sizes(params, tokens)", lambda: stream_sizes(params, tokens, n_heads), EXPECTED_SIZES)
+check("stream_sizes of 12 blocks", lambda: stream_sizes(deep, tokens, n_heads), EXPECTED_SIZES_DEEP)
+check("stream_sizes of 12 scaled blocks", lambda: stream_sizes(deep_scaled, tokens, n_heads), EXPECTED_SIZES_SCALED)
+check("own code: stream_sizes", lambda: yours(stream_sizes, params, tokens, n_heads), [])
+
+# %% [markdown]
+# The two models of 12 blocks differ only in $W_O$ and $W_2$, the two matrices that write into the stream.
+# As drawn, each of the 24 terms has the size those matrices give it whatever the depth, and the stream
+# grows with the number of terms. GPT-2 (Radford et al., 2019) multiplies these matrices by $1/\sqrt{2L}$
+# at initialisation, so that the $2L$ terms together have about the size of one, and the stream stays near
+# its starting size. Training then changes the weights, and the stream of a trained model can still grow
+# with depth; a norm before each sub-layer (section 5) is what keeps what the sub-layer reads at a steady
+# size either way.
+
+# %%
+try:
+    drawn, scaled = stream_sizes(deep, tokens, n_heads), stream_sizes(deep_scaled, tokens, n_heads)
+except Exception:  # the checks above say what went wrong
+    drawn = scaled = ...
+if drawn is Ellipsis:
+    print("Waiting for exercise 3.")
+else:
+    for what, sizes in [("as drawn", drawn), ("1/sqrt(2L)", scaled)]:
+        print(f"{what:>10}: size of the stream after 0, 3, 6, 9, 12 blocks:", np.round(np.asarray(sizes)[::3], 2))
+
+# %% [markdown]
+# ## 4. Reading the stream after each block
+#
+# Every block writes into the same $d$ features, in the same basis, so the final LayerNorm and $W_U$ can
+# read the stream after *any* block, not only the last: $\operatorname{LN}_f(X^{(l)})\, W_U$ is what the
+# model would predict if it stopped after $l$ blocks (the "logit lens", nostalgebraist, 2020). In GPT-2
+# these early readings come closer to the final prediction block by block; in some other models (BLOOM,
+# GPT-Neo) the plain lens reads the early blocks poorly, and Belrose et al. (2023) train a small map per
+# block first (the "tuned lens"). Write `logit_lens(params, tokens, n_heads)`: the logits read after each
+# of the $L$ blocks, shape $(L, n, V)$. The last reading is the model's output, and the first is the
+# output of block 0 alone (exercise 2) to the last digit: what a later block does never changes what an
+# earlier one wrote.
 
 
 # %% tags=["exercise"]
@@ -417,11 +578,50 @@ check("logit_lens of block 0 alone", lambda: logit_lens(one_block, tokens, n_hea
 check("own code: logit_lens", lambda: yours(logit_lens, params, tokens, n_heads), [])
 
 # %% [markdown]
-# ## 4. RMSNorm
+# On random weights the readings say nothing: no block has learned anything to read. On the trained
+# model of the set-up they do. The next cell scores each reading of your `logit_lens` on 50 windows of
+# the fables, as the loss is scored: the mean cross entropy of the true next character.
+
+
+# %%
+def lens_losses(model, windows, targets):
+    """The mean cross entropy of each block's reading by logit_lens, over the windows: shape (L,)."""
+    readings = [logit_lens(model, window, n_heads) for window in windows] if model is not None else [...]
+    if readings[0] is Ellipsis:  # logit_lens still returns its ..., or no trained model (no library)
+        return ...
+    Z = np.stack(readings, axis=1)  # (L, windows, n, V)
+    top = Z.max(axis=-1, keepdims=True)
+    log_p = Z - top - np.log(np.exp(Z - top).sum(axis=-1, keepdims=True))
+    return -np.take_along_axis(log_p, targets[None, :, :, None], axis=-1).mean(axis=(1, 2, 3))
+
+
+check(
+    "lens_losses of the trained model",
+    lambda: lens_losses(trained, lens_windows, lens_targets),
+    EXPECTED_LENS_TRAINED,
+    tol=1e-4,
+)
+try:
+    both = [lens_losses(model, lens_windows, lens_targets) for model in (untrained, trained)]
+except Exception:  # the check above says what went wrong
+    both = [...]
+if both[0] is not Ellipsis:
+    for what, losses in zip(("untrained", "trained"), both):
+        print(f"{what:>9}: loss of the reading after blocks 0, 1, 2:", np.round(losses, 3))
+
+# %% [markdown]
+# Trained, each block's reading predicts the next character better than the one before, and the last
+# reading is the model's own output; untrained, every reading costs more than the uniform guess over the
+# 54 characters, $\ln 54 \approx 3.99$ nats. Three blocks and 60 steps make a small model; the same
+# readings of GPT-2 were what nostalgebraist (2020) looked at.
+
+# %% [markdown]
+# ## 5. RMSNorm
 #
 # LayerNorm does two things to a token's features: it subtracts their mean $\mu$ (it re-centres them)
 # and divides by their spread (it re-scales them). RMSNorm (Zhang and Sennrich, 2019), in Llama and most
-# models since, keeps only the division, by the root mean square, and has no shift $\beta$:
+# open LLMs since (T5 used a norm that only re-scales before that), keeps only the division, by the root
+# mean square, and has no shift $\beta$:
 #
 # $$\operatorname{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\frac1d \sum_r x_r^2 + \varepsilon}}, \qquad \varepsilon = 10^{-6}.$$
 #
@@ -450,26 +650,84 @@ check("rms_norm(X0[1] / 10, ln1_g, eps=0.01)", lambda: rms_norm(X0[1] / 10, g, e
 check("own code: rms_norm", lambda: yours(rms_norm, X0, g), [])
 
 # %% [markdown]
-# What RMSNorm keeps is what a deep stack needs: the stream grows as blocks add to it, and each
-# sub-layer should see inputs of a steady size whatever the size of the stream. Both norms give that:
-# multiply a token by any $c > 0$ and the output does not move. What RMSNorm drops is the centring: add
-# the same amount to every feature of a token and LayerNorm does not notice, RMSNorm does. Zhang and
-# Sennrich found the centring dispensable: RMSNorm trained as well as LayerNorm in their experiments,
-# 7 % to 64 % faster, with one reduction over the features fewer per token. The next cell measures both,
-# with your `rms_norm`.
+# What RMSNorm keeps is what a deep stack needs: the stream can grow as blocks add to it (section 3),
+# and each sub-layer should see inputs of a steady size whatever the size of the stream. Both norms give
+# that, up to $\varepsilon$: multiplying a token by $c > 0$ gives
+# $\operatorname{RMSNorm}(cx) = \gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon / c^2}$, so the
+# output does not move at all when $\varepsilon = 0$, and barely moves while
+# $\operatorname{mean}(x^2) \gg \varepsilon$. The second check above is a token small enough for
+# $\varepsilon = 0.01$ to matter. What
+# RMSNorm drops is the centring: add the same amount to every feature of a token and LayerNorm does not
+# notice, RMSNorm does. Zhang and Sennrich found the centring dispensable: in their experiments RMSNorm
+# matched LayerNorm's quality and cut the running time by 7 % to 64 % (depending on the model and their
+# implementation of it), the mean being the computation saved. The next cell measures both norms, with your
+# `rms_norm`: scaling the tokens of `X0` (whose features have a mean square near 1) moves either norm's
+# output by about its $\varepsilon$; scaling the small token of the second check moves it a lot.
 
 # %%
 if rms_norm(X0, g) is Ellipsis:
-    print("Waiting for exercise 4.")
+    print("Waiting for exercise 5.")
 else:
     b = params["ln1_b"]
     for what, moved in [("scaled by 10", 10 * X0), ("shifted by 1", X0 + 1)]:
         rms = np.abs(rms_norm(moved, g) - rms_norm(X0, g)).max()
         ln = np.abs(layer_norm(moved, g, b) - layer_norm(X0, g, b)).max()
-        print(f"{what}: RMSNorm moves by {rms:.4f}, LayerNorm by {ln:.4f}")
+        print(f"X0 {what}: RMSNorm moves by {rms:.1e}, LayerNorm by {ln:.1e}")
+    small = X0[1] / 10
+    moved = np.abs(rms_norm(10 * small, g, eps=0.01) - rms_norm(small, g, eps=0.01)).max()
+    print(f"X0[1] / 10 scaled by 10, eps = 0.01: RMSNorm moves by {moved:.1e}")
 
 # %% [markdown]
-# ## 5. A block with RMSNorm
+# ## 6. LayerNorm is RMSNorm of the centred token
+#
+# Take the centring back and RMSNorm becomes LayerNorm: the root mean square of $x - \mu$ is the
+# standard deviation $\sigma$ of $x$, so
+#
+# $$\operatorname{LN}(x) = \operatorname{RMSNorm}(x - \mu) + \beta,$$
+#
+# with the same $\gamma$, and the same $\varepsilon$ in both ($10^{-5}$, LayerNorm's). Write
+# `layer_norm_from_rms(x, gamma, eps=1e-5)`, LayerNorm with $\beta = 0$, with your `rms_norm` doing the
+# dividing.
+
+
+# %% tags=["exercise"]
+def layer_norm_from_rms(x, gamma, eps=1e-5):
+    return ...  # your code: the shape of x, with rms_norm
+
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# ```python
+# def layer_norm_from_rms(x, gamma, eps=1e-5):
+#     return rms_norm(x - x.mean(axis=-1, keepdims=True), gamma, eps)
+# ```
+#
+# </details>
+
+# %%
+check("layer_norm_from_rms(X0, ln1_g)", lambda: layer_norm_from_rms(X0, g), EXPECTED_LN)
+check(
+    "layer_norm_from_rms(X0[1] / 10, ln1_g, eps=0.01)",
+    lambda: layer_norm_from_rms(X0[1] / 10, g, eps=0.01),
+    EXPECTED_LN_EPS,
+)
+check(
+    "layer_norm_from_rms(X0 + 1, ln1_g) = that of X0",
+    lambda: layer_norm_from_rms(X0 + 1, g),
+    EXPECTED_LN,
+)
+check(
+    "layer_norm_from_rms calls your rms_norm",
+    lambda: (
+        ... if layer_norm_from_rms(X0, g) is Ellipsis else float("rms_norm(" in inspect.getsource(layer_norm_from_rms))
+    ),
+    1.0,
+)
+check("own code: layer_norm_from_rms", lambda: yours(layer_norm_from_rms, X0, g), [])
+
+# %% [markdown]
+# ## 7. A block with RMSNorm
 #
 # The block of this lab with both LayerNorms replaced by your RMSNorm, with the gains `ln1_g` and
 # `ln2_g` (`ln1_b` and `ln2_b` are not used). Keep each norm *before* its sub-layer, inside the branch:
@@ -500,17 +758,28 @@ check("rms_block(X0, block 1)", lambda: rms_block(X0, block_1, n_heads), EXPECTE
 check("own code: rms_block", lambda: yours(rms_block, X0, block_1, n_heads), [])
 
 # %% [markdown]
-# ## 6. Rotary positions
+# ## 8. Rotary positions
 #
-# GPT-2 adds a position vector to each embedding before the first block. RoPE (Su et al., 2021) adds
-# nothing: inside attention, it turns each query and each key by angles that grow with its position.
-# Take the features of a row at position $i$ in pairs $(x_{2r}, x_{2r+1})$, $r = 0, \dots, d/2 - 1$, and
-# turn pair $r$ by the angle $i\theta_r$, with $\theta_r = \text{base}^{-2r/d}$ and base $= 10000$:
+# GPT-2 adds a position vector to each embedding before the first block: a learned one, row $i$ of a
+# table $W_P$ (the original Transformer of Vaswani et al., 2017, adds the sinusoids $PE$ that this lab's
+# $X^{(0)}$ has). RoPE (Su et al., 2021) adds nothing: inside attention, it turns each query and each key
+# by angles that grow with its position. Take the features of a row $x$ at position $i$ in pairs
+# $(x_{2r}, x_{2r+1})$, $r = 0, \dots, d_{\text{head}}/2 - 1$, with $d_{\text{head}}$ the width of $x$, and
+# turn pair $r$ by the angle $i\omega_r$, at the angular frequency $\omega_r = \text{base}^{-2r/d_{\text{head}}}$
+# with base $= 10000$. With $R_\alpha$ the rotation by the angle $\alpha$, and rows as everywhere in the
+# model ($x \mapsto x R^\top$ is the column vector's $x \mapsto R x$):
 #
-# $$\begin{pmatrix} x'_{2r} \\ x'_{2r+1} \end{pmatrix} = \begin{pmatrix} \cos i\theta_r & -\sin i\theta_r \\ \sin i\theta_r & \cos i\theta_r \end{pmatrix} \begin{pmatrix} x_{2r} \\ x_{2r+1} \end{pmatrix}.$$
+# $$\begin{pmatrix} x'_{2r} & x'_{2r+1} \end{pmatrix} = \begin{pmatrix} x_{2r} & x_{2r+1} \end{pmatrix} R_{i\omega_r}^\top, \qquad R_\alpha = \begin{pmatrix} \cos \alpha & -\sin \alpha \\ \sin \alpha & \cos \alpha \end{pmatrix},$$
+#
+# that is $x'_{2r} = x_{2r} \cos i\omega_r - x_{2r+1} \sin i\omega_r$ and
+# $x'_{2r+1} = x_{2r} \sin i\omega_r + x_{2r+1} \cos i\omega_r$. Su et al. write the same turn with
+# complex numbers ([Rotations: complex eigenvalues](https://transformer-math.github.io/mathematics-for-transformers/part-1/eigenvalues/#rotations-complex-eigenvalues)):
+# the pair is $z_r = x_{2r} + \mathrm{i}\, x_{2r+1}$, and turning it is multiplying,
+# $z'_r = z_r\, e^{\mathrm{i}\, i\omega_r}$ (upright $\mathrm{i}$ the imaginary unit, slanted $i$ the
+# position), as Meta's Llama code computes it.
 #
 # The pairs are neighbouring features, as in the RoPE paper, Meta's Llama code and the guide's library.
-# Hugging Face's Llama pairs feature $r$ with feature $r + d/2$ instead: the same idea on the features in
+# Hugging Face's Llama pairs feature $r$ with feature $r + d_{\text{head}}/2$ instead: the same idea on the features in
 # another order, with other numbers, so the checks here expect neighbours. Write `apply_rope` for `x` of
 # shape $(\dots, n, d)$: row $m$ of the last two axes is at position `positions[m]`.
 
@@ -526,8 +795,8 @@ def apply_rope(x, positions, base=10000.0):
 # ```python
 # def apply_rope(x, positions, base=10000.0):
 #     d = x.shape[-1]
-#     theta = base ** (-np.arange(0, d, 2) / d)  # (d/2,): one speed per pair
-#     angle = np.asarray(positions)[:, None] * theta  # (n, d/2)
+#     omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,): one angular frequency per pair, d = d_head
+#     angle = np.asarray(positions)[:, None] * omega  # (n, d/2)
 #     cos, sin = np.cos(angle), np.sin(angle)
 #     even, odd = x[..., 0::2], x[..., 1::2]
 #     out = np.empty_like(x)
@@ -539,25 +808,26 @@ def apply_rope(x, positions, base=10000.0):
 # </details>
 
 # %%
-check("apply_rope(R[0], [0, 1, 2, 3])", lambda: apply_rope(R[0], np.arange(4)), EXPECTED_ROPE)
+check("apply_rope(qk[0], [0, 1, 2, 3])", lambda: apply_rope(qk[0], np.arange(4)), EXPECTED_ROPE)
 check(
-    "apply_rope(R, [3, 7, 11, 20], base=100)", lambda: apply_rope(R, np.array([3, 7, 11, 20]), 100.0), EXPECTED_ROPE_2
+    "apply_rope(qk, [3, 7, 11, 20], base=100)", lambda: apply_rope(qk, np.array([3, 7, 11, 20]), 100.0), EXPECTED_ROPE_2
 )
-check("own code: apply_rope", lambda: yours(apply_rope, R, np.arange(4)), [])
+check("own code: apply_rope", lambda: yours(apply_rope, qk, np.arange(4)), [])
 
 # %% [markdown]
-# ## 7. Why the score depends only on the distance
+# ## 9. Why the score depends only on the distance
 #
-# A rotation keeps lengths, turning back is its transpose, $R(\alpha)^\top = R(-\alpha)$, and two
-# rotations add their angles. So a query $q$ turned for position $i$ and a key $k$ turned for position
-# $j$ meet, pair by pair, in
+# A rotation keeps lengths, turning back is its transpose, $R_\alpha^\top = R_{-\alpha}$, and two
+# rotations add their angles, $R_\alpha R_\beta = R_{\alpha + \beta}$. So a query $q$ turned for position
+# $i$ and a key $k$ turned for position $j$ meet, pair by pair (each of $q$, $k$ here one pair, a row of
+# two features, and $\omega$ that pair's frequency), in
 #
-# $$\left(R(i\theta)\, q\right)^\top R(j\theta)\, k = q^\top R(-i\theta)\, R(j\theta)\, k = q^\top R\big((j - i)\theta\big)\, k:$$
+# $$\left(q R_{i\omega}^\top\right) \left(k R_{j\omega}^\top\right)^\top = q\, R_{-i\omega} R_{j\omega}\, k^\top = q\, R_{(j - i)\omega}\, k^\top,$$
 #
-# the positions enter the score only through the distance $j - i$. See it in numbers: write
-# `rope_scores(q, k, n)`, the $n \times n$ matrix whose entry $(i, j)$ is the score of `q` at position
-# $i$ with `k` at position $j$, both turned by your `apply_rope`. Every diagonal of it (one distance
-# $j - i$) should hold one number.
+# and the score is the sum of these over the pairs: the positions enter the score only through the
+# distance $j - i$. See it in numbers: write `rope_scores(q, k, n)`, the $n \times n$ matrix whose entry
+# $(i, j)$ is the score of `q` at position $i$ with `k` at position $j$, both turned by your `apply_rope`.
+# Every diagonal of it (one distance $j - i$) should hold one number.
 
 
 # %% tags=["exercise"]
@@ -591,15 +861,18 @@ check("rope_scores(query, key, 5)", lambda: rope_scores(query, key, 5), EXPECTED
 check("one score per distance", lambda: diagonal_spread(rope_scores(query, key, 5)), 0.0, tol=1e-12)
 
 # %% [markdown]
-# With GPT-2's positions the same query and key would first get a position vector added, and their
-# score $(q + PE_i) \cdot (k + PE_j)$ depends on $i$ and $j$, not only on $j - i$:
+# With positions added to the embeddings, learned as in GPT-2 or the sinusoids $PE$ of Vaswani et al.,
+# the position is in the stream before $\operatorname{LN}_1$ and the projections $W_Q$, $W_K$ make the
+# query and the key of it. Leave those out, as the toy score below does, and add $PE$ to the same query
+# and key: their score $(q + PE_i) \cdot (k + PE_j)$ depends on $i$ and $j$, not only on $j - i$ (the
+# same holds with learned rows in place of $PE$):
 
 # %%
 PE = positional_encoding(5, len(query))
 print("largest spread along a diagonal, positions added:", round(diagonal_spread((query + PE) @ (key + PE).T), 4))
 
 # %% [markdown]
-# ## 8. A block with RMSNorm and RoPE
+# ## 10. A block with RMSNorm and RoPE
 #
 # Put the two together, as Llama's blocks do: your `rms_block`, with the queries and keys turned by
 # `apply_rope` *after* they are split into heads (so each head turns its own $d_{\text{head}} = 4$
@@ -659,6 +932,9 @@ check("own code: rope_block", lambda: yours(rope_block, E, block_1, n_heads, np.
 # A stack of blocks on one residual stream, read by the unembedding after any block, and the two
 # changes of Llama's block that concern positions and normalisation, equal to the library's numbers to
 # $10^{-6}$. Your `deep_forward` with `rope_block` in place of `block`, no position vector added to the
-# embeddings and an RMSNorm in place of the final LayerNorm is a model of Llama's shape; its
-# feed-forward layer, SwiGLU, is the last difference, in
+# embeddings and an RMSNorm in place of the final LayerNorm is a model of Llama's shape. The main
+# remaining difference is the feed-forward layer, SwiGLU, in
 # [From GPT-2 to Llama](https://transformer-math.github.io/mathematics-for-transformers/part-4/modern/).
+# Two more: Llama's linear layers have no biases (this lab keeps $b_1$ and $b_2$), and Llama 2's largest
+# model (70B) and Llama 3 let several query heads share one key head and one value head (grouped-query
+# attention, Ainslie et al., 2023).

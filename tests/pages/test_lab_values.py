@@ -13,6 +13,7 @@ To write the arrays into a lab after a change, print them and paste them over th
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import sys
 from pathlib import Path
@@ -30,7 +31,8 @@ from transformer_math.attention import (
     scaled_dot_product_attention,
     split_heads,
 )
-from transformer_math.block import BLOCK_NAMES, LN_EPS, activate
+from transformer_math.block import BLOCK_NAMES, LN_EPS, activate, n_layers_of, prefix
+from transformer_math.information import cross_entropy_from_logits
 from transformer_math.model import forward
 from transformer_math.modern import apply_rope, rms_norm
 from transformer_math.stats import layer_norm
@@ -39,6 +41,7 @@ LABS = Path(__file__).resolve().parents[2] / "docs" / "labs"
 N_HEADS = 2  # both labs' head count
 
 
+@functools.cache
 def given(lab: str) -> dict:
     """The names the lab's cells above its first exercise define: its parameters, inputs and expected arrays."""
     notebook = jupytext.read(LABS / f"{lab}.py")
@@ -83,6 +86,27 @@ def modern_block(x, P, n_heads, positions=None):
     return x + ffn(rms_norm(x, P["ln2_g"]), P)
 
 
+def stream_sizes(p, tokens):
+    """The root mean square of the library's stream X^(0), ..., X^(L) (the cache's x0 and each block's x2)."""
+    _, cache = forward(p, tokens, N_HEADS)
+    streams = [cache["x0"]] + [cache[prefix(layer) + "x2"] for layer in range(n_layers_of(p))]
+    return np.array([np.sqrt(np.mean(x**2)) for x in streams])
+
+
+def lens_losses(p, windows, targets):
+    """The mean cross entropy of LN_f(X^(l)) W_U, l = 1, ..., L, over the windows: the logit lens of the library's
+    stream, scored by the library's cross entropy."""
+    _, cache = forward(p, windows, N_HEADS)
+    return np.array(
+        [
+            cross_entropy_from_logits(
+                layer_norm(cache[prefix(layer) + "x2"], p["lnf_g"], p["lnf_b"]) @ p["W_U"], targets
+            )
+            for layer in range(n_layers_of(p))
+        ]
+    )
+
+
 def depth_rmsnorm_rope(lab: dict) -> dict:
     """The depth lab: the library's two-block forward pass and logit lens, RMSNorm, RoPE and their block."""
     p, tokens = lab["params"], lab["tokens"]
@@ -94,11 +118,17 @@ def depth_rmsnorm_rope(lab: dict) -> dict:
     return {
         "EXPECTED_LOGITS": logits,
         "EXPECTED_LOGITS_ONE_BLOCK": forward(one_block, tokens, N_HEADS)[0],
+        "EXPECTED_SIZES": stream_sizes(p, tokens),
+        "EXPECTED_SIZES_DEEP": stream_sizes(lab["deep"], tokens),
+        "EXPECTED_SIZES_SCALED": stream_sizes(lab["deep_scaled"], tokens),
+        "EXPECTED_LENS_TRAINED": lens_losses(lab["trained"], lab["lens_windows"], lab["lens_targets"]),
         "EXPECTED_RMS": rms_norm(x0, p["ln1_g"]),
+        "EXPECTED_LN": layer_norm(x0, p["ln1_g"], np.zeros(8)),
+        "EXPECTED_LN_EPS": layer_norm(x0[1] / 10, p["ln1_g"], np.zeros(8), eps=0.01),
         "EXPECTED_RMS_EPS": rms_norm(x0[1] / 10, p["ln1_g"], eps=0.01),
         "EXPECTED_RMS_BLOCK": modern_block(x0, block_1, N_HEADS),
-        "EXPECTED_ROPE": apply_rope(lab["R"][0], np.arange(4)),
-        "EXPECTED_ROPE_2": apply_rope(lab["R"], [3, 7, 11, 20], base=100.0),
+        "EXPECTED_ROPE": apply_rope(lab["qk"][0], np.arange(4)),
+        "EXPECTED_ROPE_2": apply_rope(lab["qk"], [3, 7, 11, 20], base=100.0),
         "EXPECTED_SCORES": apply_rope(np.tile(query, (n, 1))) @ apply_rope(np.tile(key, (n, 1))).T,
         "EXPECTED_ROPE_BLOCK": modern_block(p["W_E"][tokens], block_1, N_HEADS, np.arange(4)),
         "EXPECTED_ROPE_BLOCK_SPREAD": modern_block(p["W_E"][tokens], block_1, N_HEADS, np.arange(0, 8, 2)),
