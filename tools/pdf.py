@@ -7,7 +7,8 @@ a title page naming the edition, a contents, every collapsed solution opened (pa
 chapter on a named CSS page whose margin boxes carry its part and chapter (``tools/paper.css``; Chromium lays
 out CSS Paged Media's margin boxes and named pages itself). Chromium has no ``target-counter``, so the contents
 get their page numbers in two passes: print, read the page of each title from the PDF's named destinations,
-write the numbers in (they take the space the first pass left for them), print again. Then pypdf adds one
+write the numbers in (they take the space the first pass left for them), print the title page and the contents
+again, and put them in place of the first print's. Then pypdf adds one
 bookmark per part and chapter, and the print page is removed: with all the guide's formulas it weighs several
 times the page budget, and on paper the PDF is what a reader wants. ``python3 dev.py build`` and the tests'
 site run this; without Chromium there is no PDF.
@@ -64,23 +65,47 @@ def make_pdf(site: Path, browser: str | None = None) -> Path | None:
             page.goto(page_file.as_uri(), wait_until="load")
             titles = page.evaluate(BOOK_JS, _front_matter(text))
             page.add_style_tag(content=PAPER_CSS.read_text(encoding="utf-8"))
-            numbers: dict[str, int] = {}
-            for _ in range(3):  # the second pass prints the numbers the first found; a third if they moved
-                page.evaluate(NUMBERS_JS, numbers)
-                # Untagged: Chromium's tags were 11 of the 14.9 MB (a structure element for every span of every
-                # formula and code token), and its outline is derived from them; pypdf adds the bookmarks.
-                page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True, tagged=False, outline=False)
-                found = _destination_pages(pdf, [title["id"] for title in titles])
-                if found == numbers:
-                    break
-                numbers = found
-            else:
-                raise RuntimeError(f"the contents' page numbers did not settle: {numbers}")
+            page.evaluate(NUMBERS_JS, {})
+            _print(page, pdf)
+            numbers = _destination_pages(pdf, [title["id"] for title in titles])
+            # The numbers take the room "000" kept for them, so the book's pages stay where they are: print the
+            # title page and the contents again with them (a second pass of the whole book took a minute).
+            front = pdf.with_name("front.pdf")
+            page.evaluate(NUMBERS_JS, numbers)
+            page.evaluate(FRONT_ONLY_JS)
+            _print(page, front)
+            _swap_front(pdf, front, numbers[titles[0]["id"]] - 1)
         finally:
             chromium.close()
     _add_bookmarks(pdf, titles, numbers)
     shutil.rmtree(print_dir)
     return pdf
+
+
+def _print(page, pdf: Path) -> None:
+    # Untagged: Chromium's tags were 11 of the 14.9 MB (a structure element for every span of every formula and
+    # code token), and its outline is derived from them; pypdf adds the bookmarks.
+    page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True, tagged=False, outline=False)
+
+
+def _swap_front(pdf: Path, front: Path, pages: int) -> None:
+    """Put the ``pages`` pages of ``front`` (the title page and the contents, with their page numbers) in place of
+    the book's first ``pages``, keeping the book's links on them (the contents' links to the chapters)."""
+    import pypdf
+    from pypdf.generic import NameObject
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    numbered = pypdf.PdfReader(front)
+    if len(numbered.pages) != pages:
+        raise RuntimeError(f"the contents with their numbers take {len(numbered.pages)} pages, not {pages}")
+    writer = pypdf.PdfWriter(clone_from=pdf)
+    for index in range(pages):
+        page, replacement = writer.pages[index], numbered.pages[index].clone(writer)
+        for key in ("/Contents", "/Resources"):
+            page[NameObject(key)] = replacement[key]
+    with open(pdf, "wb") as out:
+        writer.write(out)
+    front.unlink()
 
 
 def _destination_pages(pdf: Path, ids: list[str]) -> dict[str, int]:
@@ -204,7 +229,17 @@ BOOK_JS = r"""
 }
 """
 
-# The contents' page numbers, from the last pass ("000" holds their place in the first).
+# Only the title page and the contents, for printing them again with their page numbers.
+FRONT_ONLY_JS = r"""
+() => {
+  const book = document.getElementById("print-site-page");
+  for (const child of book.children) {
+    if (!child.matches(".book-title, .book-contents")) child.style.display = "none";
+  }
+}
+"""
+
+# The contents' page numbers, from the first pass ("000" holds their place in it).
 NUMBERS_JS = r"""
 (numbers) => {
   for (const span of document.querySelectorAll(".book-contents__page")) {
