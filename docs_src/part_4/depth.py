@@ -186,7 +186,7 @@ def depth_copy_losses() -> Figure:
 @figure("depth-position-loss")
 # --8<-- [start:depth-position-loss]
 def depth_position_loss() -> Figure:
-    """The trained models' loss at each position of the 64 test sequences of period 8."""
+    """The trained models' loss at each position of the 64 test sequences of period 8, and the floor."""
     inputs, targets = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     positions = np.arange(inputs.shape[1])
     fig = Figure(figsize=(7, 3.6))
@@ -195,6 +195,8 @@ def depth_position_loss() -> Figure:
         losses = position_losses(induction_run(n_layers)[0], inputs, targets)
         ax.bar(positions + shift, losses, width=0.4, color=colour, label=f"{n_layers} layer{'s' * (n_layers > 1)}")
     ax.axhline(np.log(V), color="C3", ls=":", label=f"ln {V}")
+    best = bayes_losses(inputs, targets)  # the floor: the best predictor that does not know the period
+    ax.plot(positions, best, ls="none", marker="_", markersize=16, mew=2, color="C4", label="best possible")
     ax.axvline(EVAL_T - 0.5, color="C5", lw=1)
     ax.text(EVAL_T / 2 - 0.5, 4.3, "first copy", ha="center", fontsize=9)
     ax.text(EVAL_T + EVAL_T / 2 - 1, 4.3, "second copy", ha="center", fontsize=9)
