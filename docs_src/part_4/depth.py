@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from tools.explorers import Explorer, build, dot, explorer, line, num, polyline, slider, svg, text
 from tools.figures import figure
+from transformer_math.attention import causal_mask, merge_heads, scaled_dot_product_attention, split_heads
 from transformer_math.optim import AdamW
 from transformer_math.softmax import log_softmax
 from transformer_math.transformer import forward, init_params, loss_and_grads
@@ -48,6 +49,32 @@ def copy_losses(params, inputs, targets, n_heads=2):
 
 
 # --8<-- [end:copy-losses]
+# --8<-- [start:bayes]
+def bayes_losses(inputs, targets, periods=range(5, 11), vocab_size=32):
+    """The loss at each position of the best predictor that knows how the sequences are made but not their
+    period: each period of ``periods`` (equally likely beforehand) weighted by the probability it gives the
+    tokens so far, ``vocab_size ** -min(i + 1, period)`` if they repeat with that period and 0 if not.
+    Averaged over the sequences: shape ``(2 period - 1,)``."""
+    sequences = np.concatenate([inputs, targets[:, -1:]], axis=1)
+    losses = np.zeros(inputs.shape)
+    for s, seq in enumerate(sequences):
+        for i in range(inputs.shape[1]):  # position i has seen seq[: i + 1] and predicts seq[i + 1]
+            p, total = np.zeros(vocab_size), 0.0
+            for period in periods:
+                if i > 2 * period - 2:
+                    continue  # a sequence of this period has no position i
+                if i >= period and np.any(seq[period : i + 1] != seq[: i + 1 - period]):
+                    continue  # a token seen so far contradicts this period
+                weight = float(vocab_size) ** -min(i + 1, period)  # the free tokens seen so far
+                if i + 1 < period:  # still inside the first copy: any token
+                    p, total = p + weight / vocab_size, total + weight
+                else:  # the copy has begun: the token one period back
+                    p[seq[i + 1 - period]], total = p[seq[i + 1 - period]] + weight, total + weight
+            losses[s, i] = -np.log(p[seq[i + 1]] / total)
+    return losses.mean(axis=0)
+
+
+# --8<-- [end:bayes]
 @functools.cache  # the figures, both themes and the explorer share the runs: each trains once per build
 # --8<-- [start:induction-run]
 def induction_run(n_layers=2):
@@ -114,6 +141,23 @@ def logit_paths(params, tokens, n_heads=2):
 
 
 # --8<-- [end:paths]
+# --8<-- [start:composition]
+def layer_2_without(params, inputs, sides, head=0, n_heads=2):
+    """The logits with head 1.(head + 1)'s write taken out of the stream that layer 2 reads on the given
+    ``sides`` ("q", "k", "v": queries, keys, values) and kept everywhere else, the residual included."""
+    _, cache = forward(params, inputs, n_heads)
+    stream, d_head = cache["x2"], params["W_Q"].shape[1] // n_heads  # the stream after layer 1
+    rows = slice(head * d_head, (head + 1) * d_head)
+    write = cache["o"][..., rows] @ params["W_O"][rows]  # what that head added to the stream
+    q, k, v = (
+        split_heads((stream - write if side in sides else stream) @ params["h1.W_" + side.upper()], n_heads)
+        for side in "qkv"
+    )
+    heads, _ = scaled_dot_product_attention(q, k, v, causal_mask(stream.shape[-2]))
+    return (stream + merge_heads(heads) @ params["h1.W_O"]) @ params["W_U"]
+
+
+# --8<-- [end:composition]
 
 
 @figure("depth-copy-losses")
@@ -142,7 +186,7 @@ def depth_copy_losses() -> Figure:
 @figure("depth-position-loss")
 # --8<-- [start:depth-position-loss]
 def depth_position_loss() -> Figure:
-    """The trained models' loss at each position of the 64 test sequences of period 8."""
+    """The trained models' loss at each position of the 64 test sequences of period 8, and the floor."""
     inputs, targets = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     positions = np.arange(inputs.shape[1])
     fig = Figure(figsize=(7, 3.6))
@@ -151,6 +195,8 @@ def depth_position_loss() -> Figure:
         losses = position_losses(induction_run(n_layers)[0], inputs, targets)
         ax.bar(positions + shift, losses, width=0.4, color=colour, label=f"{n_layers} layer{'s' * (n_layers > 1)}")
     ax.axhline(np.log(V), color="C3", ls=":", label=f"ln {V}")
+    best = bayes_losses(inputs, targets)  # the floor: the best predictor that does not know the period
+    ax.plot(positions, best, ls="none", marker="_", markersize=16, mew=2, color="C4", label="best possible")
     ax.axvline(EVAL_T - 0.5, color="C5", lw=1)
     ax.text(EVAL_T / 2 - 0.5, 4.3, "first copy", ha="center", fontsize=9)
     ax.text(EVAL_T + EVAL_T / 2 - 1, 4.3, "second copy", ha="center", fontsize=9)
@@ -201,14 +247,16 @@ def depth_attention_maps() -> Figure:
 def formation(step):
     """What the explorer draws at checkpoint ``step`` of the two-layer run.
 
-    Returns the checkpoints so far, the two copies' losses at them, and layer 2's head 2 on the first test
-    sequence: its attention weights and its induction score."""
+    Returns the checkpoints so far, the two copies' losses at them, layer 2's head 2 on the first test
+    sequence (its attention weights and its induction score), and the previous-token score of layer 1's
+    head 1 on the same sequence."""
     history = induction_run(2)[1]
     seen = [s for s in CHECKPOINTS if s <= step]
     first = [history[s][0] for s in seen]
     second = [history[s][1] for s in seen]
     weights = history[step][2][1][1]  # layer 2, head 2
-    return seen, first, second, weights, induction_score(weights, EVAL_T)
+    previous = previous_token_score(history[step][2][0][0])  # layer 1, head 1
+    return seen, first, second, weights, induction_score(weights, EVAL_T), previous
 
 
 # --8<-- [end:formation]
@@ -224,7 +272,7 @@ def formation_explorer() -> Explorer:
 
     def draw(step: str) -> str:
         k = int(float(step))
-        seen, first, second, weights, score = formation(k)
+        seen, first, second, weights, score, previous = formation(k)
         body = [text(10, 16, f"loss on each copy (nats), step {k} of {STEPS}", anchor="start")]
         body += [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h)]
         for value in (0, 1, 2, 3, 4):
@@ -257,11 +305,20 @@ def formation_explorer() -> Explorer:
         body.append(
             text(10, top_y + n * cell + 32, f"induction score {num(score, 2)}", anchor="start", value=num(score))
         )
-        return svg(360, top_y + n * cell + 42, f"The two-layer run at step {k}", body)
+        body.append(
+            text(
+                10,
+                top_y + n * cell + 50,
+                f"layer 1, head 1: previous-token score {num(previous, 2)}",
+                anchor="start",
+                value=num(previous),
+            )
+        )
+        return svg(360, top_y + n * cell + 60, f"The two-layer run at step {k}", body)
 
     control = slider("step", "Training step", CHECKPOINTS, STEPS, lambda s: f"step {s:g} of {STEPS}")
     caption = (
-        "One run of the two-layer attention-only model: the loss on each copy so far, and layer 2's head 2, "
-        "whose stripe below the diagonal is the induction pattern."
+        "One run of the two-layer attention-only model: the loss on each copy so far, layer 2's head 2, "
+        "whose stripe below the diagonal is the induction pattern, and how sharp layer 1's previous-token head is."
     )
     return build("induction-formation", caption, [control], draw)

@@ -113,7 +113,7 @@ def training_run(step: str) -> tuple[float, ...]:
 @functools.cache
 def induction_history() -> dict[int, tuple]:
     """The depth chapter's two-layer run retraced with the library: at every checkpoint, the loss on each
-    copy of the test sequences and layer 2's head 2 on the first of them."""
+    copy of the test sequences, and layer 2's head 2 and layer 1's head 1 on the first of them."""
     from docs_src.part_4.depth import BATCH, CHECKPOINTS, EVAL_T, LR, N_HEADS, SIZES, STEPS, TEST, repeated_tokens
     from transformer_math.optim import AdamW
     from transformer_math.softmax import log_softmax
@@ -129,8 +129,9 @@ def induction_history() -> dict[int, tuple]:
         if step in CHECKPOINTS:
             logits, _ = forward(params, test_x, N_HEADS)
             nll = -np.take_along_axis(log_softmax(logits), test_y[..., None], axis=-1)[..., 0].mean(axis=0)
-            weights = forward(params, test_x[0], N_HEADS)[1]["h1.weights"][1]  # layer 2, head 2
-            seen[step] = (nll[:EVAL_T].mean(), nll[EVAL_T:].mean(), weights)
+            _, cache = forward(params, test_x[0], N_HEADS)
+            weights, previous = cache["h1.weights"][1], cache["weights"][0]  # layer 2's head 2, layer 1's head 1
+            seen[step] = (nll[:EVAL_T].mean(), nll[EVAL_T:].mean(), weights, previous)
         if step < STEPS:
             x, y = repeated_tokens(rng, BATCH, period=rng.integers(5, 11))
             half = BATCH // 2  # two halves, their gradients averaged, as the chapter's run does
@@ -142,10 +143,11 @@ def induction_history() -> dict[int, tuple]:
 
 
 def induction_formation(step: str) -> list[float]:
-    first, second, weights = induction_history()[int(float(step))]
+    first, second, weights, previous = induction_history()[int(float(step))]
     n, period = len(weights), (len(weights) + 1) // 2
     stripe = [weights[i, i - period + 1] for i in range(period, n)]  # query i on the token after its match
-    return [first, second, *weights[np.tril_indices(n)], np.mean(stripe)]
+    before = [previous[i, i - 1] for i in range(1, n)]  # query i on position i - 1
+    return [first, second, *weights[np.tril_indices(n)], np.mean(stripe), np.mean(before)]
 
 
 # name -> (the values each frame draws, at these settings)
