@@ -623,7 +623,9 @@ if both[0] is not Ellipsis:
 # open LLMs since (T5 used a norm that only re-scales before that), keeps only the division, by the root
 # mean square, and has no shift $\beta$:
 #
-# $$\operatorname{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\frac1d \sum_r x_r^2 + \varepsilon}}, \qquad \varepsilon = 10^{-6}.$$
+# $$\operatorname{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\frac1d \sum_r x_r^2 + \varepsilon}},$$
+#
+# with $\varepsilon = 10^{-6}$.
 #
 # Write it for `x` of shape $(\dots, d)$, each row on its own.
 
@@ -769,7 +771,9 @@ check("own code: rms_block", lambda: yours(rms_block, X0, block_1, n_heads), [])
 # with base $= 10000$. With $R_\alpha$ the rotation by the angle $\alpha$, and rows as everywhere in the
 # model ($x \mapsto x R^\top$ is the column vector's $x \mapsto R x$):
 #
-# $$\begin{pmatrix} x'_{2r} & x'_{2r+1} \end{pmatrix} = \begin{pmatrix} x_{2r} & x_{2r+1} \end{pmatrix} R_{i\omega_r}^\top, \qquad R_\alpha = \begin{pmatrix} \cos \alpha & -\sin \alpha \\ \sin \alpha & \cos \alpha \end{pmatrix},$$
+# $$\begin{pmatrix} x'_{2r} & x'_{2r+1} \end{pmatrix} = \begin{pmatrix} x_{2r} & x_{2r+1} \end{pmatrix} R_{i\omega_r}^\top,$$
+#
+# $$R_\alpha = \begin{pmatrix} \cos \alpha & -\sin \alpha \\ \sin \alpha & \cos \alpha \end{pmatrix},$$
 #
 # that is $x'_{2r} = x_{2r} \cos i\omega_r - x_{2r+1} \sin i\omega_r$ and
 # $x'_{2r+1} = x_{2r} \sin i\omega_r + x_{2r+1} \cos i\omega_r$. Su et al. write the same turn with
@@ -822,7 +826,7 @@ check("own code: apply_rope", lambda: yours(apply_rope, qk, np.arange(4)), [])
 # $i$ and a key $k$ turned for position $j$ meet, pair by pair (each of $q$, $k$ here one pair, a row of
 # two features, and $\omega$ that pair's frequency), in
 #
-# $$\left(q R_{i\omega}^\top\right) \left(k R_{j\omega}^\top\right)^\top = q\, R_{-i\omega} R_{j\omega}\, k^\top = q\, R_{(j - i)\omega}\, k^\top,$$
+# $$\begin{aligned} \left(q R_{i\omega}^\top\right) \left(k R_{j\omega}^\top\right)^\top &= q\, R_{-i\omega} R_{j\omega}\, k^\top \\ &= q\, R_{(j - i)\omega}\, k^\top, \end{aligned}$$
 #
 # and the score is the sum of these over the pairs: the positions enter the score only through the
 # distance $j - i$. See it in numbers: write `rope_scores(q, k, n)`, the $n \times n$ matrix whose entry
