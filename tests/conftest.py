@@ -55,7 +55,8 @@ PLAIN_ENV = {name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR", "LANG
 @background.background
 def built_site() -> Path:
     """The site built as a MkDocs user builds it, ``.venv/bin/mkdocs build --strict`` in a plain environment (as
-    ``python3 dev.py build`` builds it, which also prints the PDF); the build's log is beside it (.log). Its print page waits beside it, for ``built_pdf``, so that no test reads it while it prints."""
+    ``python3 dev.py build`` builds it, which also prints the PDF); the build's log is beside it (.log). Its print
+    page waits beside it, for ``built_pdf``, so that no test reads it while it prints."""
     site = background.temp_dir("site") / "site"
     result = background.run(
         [str(Path(sys.executable).with_name("mkdocs")), "build", "--strict", "--site-dir", str(site)],

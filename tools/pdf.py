@@ -65,8 +65,7 @@ def make_pdf(site: Path, browser: str | None = None) -> Path | None:
             page.goto(page_file.as_uri(), wait_until="load")
             titles = page.evaluate(BOOK_JS, _front_matter(text))
             page.add_style_tag(content=PAPER_CSS.read_text(encoding="utf-8"))
-            page.evaluate(NUMBERS_JS, {})
-            _print(page, pdf)
+            _print(page, pdf)  # the contents' numbers are BOOK_JS's "000" placeholders
             numbers = _destination_pages(pdf, [title["id"] for title in titles])
             # The numbers take the room "000" kept for them, so the book's pages stay where they are: print the
             # title page and the contents again with them (a second pass of the whole book took a minute).
@@ -74,10 +73,13 @@ def make_pdf(site: Path, browser: str | None = None) -> Path | None:
             page.evaluate(NUMBERS_JS, numbers)
             page.evaluate(FRONT_ONLY_JS)
             _print(page, front)
-            _swap_front(pdf, front, numbers[titles[0]["id"]] - 1)
         finally:
             chromium.close()
-    _add_bookmarks(pdf, titles, numbers)
+    writer = _with_front(pdf, front, numbers[titles[0]["id"]] - 1)
+    _add_bookmarks(writer, titles, numbers)
+    with open(pdf, "wb") as out:
+        writer.write(out)
+    front.unlink()
     shutil.rmtree(print_dir)
     return pdf
 
@@ -88,9 +90,10 @@ def _print(page, pdf: Path) -> None:
     page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True, tagged=False, outline=False)
 
 
-def _swap_front(pdf: Path, front: Path, pages: int) -> None:
-    """Put the ``pages`` pages of ``front`` (the title page and the contents, with their page numbers) in place of
-    the book's first ``pages``, keeping the book's links on them (the contents' links to the chapters)."""
+def _with_front(pdf: Path, front: Path, pages: int):
+    """A pypdf writer holding the book with the ``pages`` pages of ``front`` (the title page and the contents, with
+    their page numbers) in place of its first ``pages``, keeping the book's links on them (the contents' links to
+    the chapters)."""
     import pypdf
     from pypdf.generic import NameObject
 
@@ -103,9 +106,7 @@ def _swap_front(pdf: Path, front: Path, pages: int) -> None:
         page, replacement = writer.pages[index], numbered.pages[index].clone(writer)
         for key in ("/Contents", "/Resources"):
             page[NameObject(key)] = replacement[key]
-    with open(pdf, "wb") as out:
-        writer.write(out)
-    front.unlink()
+    return writer
 
 
 def _destination_pages(pdf: Path, ids: list[str]) -> dict[str, int]:
@@ -121,11 +122,8 @@ def _destination_pages(pdf: Path, ids: list[str]) -> dict[str, int]:
     return {name: reader.get_destination_page_number(destinations[f"/{name}"]) + 1 for name in ids}
 
 
-def _add_bookmarks(pdf: Path, titles: list[dict], numbers: dict[str, int]) -> None:
+def _add_bookmarks(writer, titles: list[dict], numbers: dict[str, int]) -> None:
     """One bookmark per part, with its chapters under it (the home page and the notation come before the parts)."""
-    import pypdf
-
-    writer = pypdf.PdfWriter(clone_from=pdf)
     part = None
     for title in titles:
         item = writer.add_outline_item(
@@ -134,8 +132,6 @@ def _add_bookmarks(pdf: Path, titles: list[dict], numbers: dict[str, int]) -> No
         if title["part"]:
             part = item
     writer.page_mode = "/UseOutlines"  # a viewer opens the PDF with its bookmarks shown
-    with open(pdf, "wb") as out:
-        writer.write(out)
 
 
 def _front_matter(print_page: str) -> dict[str, str | None]:
