@@ -7,7 +7,7 @@
 
 The first run creates .venv (Python packages, from pyproject.toml and constraints.txt) and
 node_modules (KaTeX and axe-core, from package-lock.json). Later runs reinstall only what changed.
-`test` also installs Debian's chromium, for the browser tests, when it is missing.
+`test` also installs Debian's chromium and three PDF readers, for the browser and PDF tests, when missing.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ except ImportError:  # Windows: no lock; start one command at a time
     fcntl = None
 
 ROOT = Path(__file__).resolve().parent
-VENV = ROOT / ".venv"
+# DEV_VENV puts the environment elsewhere: the tests build the site as the Pages workflow does, in a fresh one
+# holding only what `build` installs (tests/conftest.py).
+VENV = Path(os.environ.get("DEV_VENV") or ROOT / ".venv").resolve()
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / "python"
 # The environment of every build, serve and test run (and of the builds benchmarks/bench_reader.py times),
@@ -116,18 +118,34 @@ def ensure_node_modules() -> None:
         stamp.write_text(wanted)
 
 
-def ensure_chromium() -> None:
-    """The browser tests read the site in Debian's chromium package (never a browser Playwright downloads)."""
-    if shutil.which("chromium"):
+# Debian's packages the tests need, by the command each gives: the browser the site is read (and the PDF printed)
+# in, and three PDF readers the book must open in: qpdf, poppler (Evince, Okular) and MuPDF.
+SYSTEM_PACKAGES = {"chromium": "chromium", "qpdf": "qpdf", "pdftoppm": "poppler-utils", "mutool": "mupdf-tools"}
+
+
+def ensure_system_packages() -> None:
+    """Install what the browser and PDF tests need (never a browser Playwright downloads); they fail without it."""
+    missing = sorted({package for command, package in SYSTEM_PACKAGES.items() if shutil.which(command) is None})
+    if not missing:
         return
-    command = "apt-get update && apt-get install -y chromium"
+    command = f"apt-get update && apt-get install -y {' '.join(missing)}"
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
-        say("installing Debian's chromium for the browser tests")
+        say(f"installing Debian's {', '.join(missing)} for the browser and PDF tests")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         run("apt-get", "update", "-qq", env=env)
-        run("apt-get", "install", "-y", "-qq", "chromium", env=env)
+        run("apt-get", "install", "-y", "-qq", *missing, env=env)
     else:
-        say(f"chromium is missing, so the browser tests will fail; install it with: sudo sh -c '{command}'")
+        say(f"{', '.join(missing)} missing, so the browser and PDF tests will fail; install: sudo sh -c '{command}'")
+
+
+def site_dir(args: list[str]) -> str:
+    """The folder `mkdocs build` writes to, as its ``-d``/``--site-dir`` option gives it (``site`` otherwise)."""
+    for index, arg in enumerate(args):
+        if arg in {"-d", "--site-dir"} and index + 1 < len(args):
+            return args[index + 1]
+        if arg.startswith("--site-dir="):
+            return arg.split("=", 1)[1]
+    return "site"
 
 
 def main(argv: list[str]) -> int:
@@ -139,18 +157,23 @@ def main(argv: list[str]) -> int:
         ensure_python_env("test" if task == "test" else "docs")
         ensure_node_modules()
         if task == "test":
-            ensure_chromium()
+            ensure_system_packages()
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
+    if task == "build":
+        # The site with its print page, then the whole guide as one PDF (tools/pdf.py, Chromium). MkDocs runs as
+        # typed in .venv, its settings from the .pth file alone (tools/build_env.py): the tests build this way.
+        env = {**os.environ, **build_env.PRINT_PAGE_ENV}
+        say("building the site: mkdocs build --strict")
+        if subprocess.call([str(BIN / "mkdocs"), "build", "--strict", *args], cwd=ROOT, env=env):
+            return 1
+        site = site_dir(args)
+        say(f"site built into {site}; printing the PDF")
+        return subprocess.call([str(PYTHON), "-m", "tools.pdf", str(site)], cwd=ROOT, env=env)
     for name, value in BUILD_ENV.items():  # as the .pth file does in .venv; here also for a build's subprocesses
         os.environ.setdefault(name, value)
     if task == "serve":
         os.environ.setdefault("MKDOCS_SITE_URL", "http://127.0.0.1:8000/")  # serve at the root, not /repo-name/
         command = [BIN / "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]
-    elif task == "build":  # the site with its print page, then the whole guide as one PDF (tools/pdf.py, Chromium)
-        env = {**os.environ, **build_env.PRINT_PAGE_ENV}
-        if subprocess.call([str(BIN / "mkdocs"), "build", "--strict", *args], cwd=ROOT, env=env):
-            return 1
-        command = [PYTHON, "-m", "tools.pdf", "site"]
     else:
         command = [PYTHON, "-m", "pytest", *args]
     return subprocess.call([str(part) for part in command], cwd=ROOT)

@@ -101,6 +101,15 @@ def run(command: list[str], **options) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
+def start(command: list[str], log: Path, **options) -> subprocess.Popen:
+    """``command`` started with its output (stdout and stderr) written to ``log``, stopped if the session ends first."""
+    with open(log, "w", encoding="utf-8") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True, **options)
+    with _LOCK:
+        _PROCESSES.append(process)
+    return process
+
+
 def temp_dir(prefix: str) -> Path:
     """A new folder, removed when the session ends."""
     path = Path(tempfile.mkdtemp(prefix=f"transformer-math-{prefix}-"))

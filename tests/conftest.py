@@ -1,10 +1,10 @@
-"""Shared fixtures: the site is built once per test session, into a temporary folder, in the background
-(tests/background.py) while the pages and the library are tested; its PDF is printed while Chromium reads it."""
+"""Shared fixtures: the site is built once per test session, as the Pages workflow builds it, into a temporary
+folder, in the background (tests/background.py) while the pages and the library are tested; its PDF is printed
+while Chromium reads it."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -13,8 +13,7 @@ import pytest
 from hypothesis import settings
 
 from tests import background
-from tools.build_env import PRINT_PAGE_ENV
-from tools.pdf import PDF_NAME, make_pdf
+from tools.pdf import PDF_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTED = pytest.StashKey[float]()
@@ -46,42 +45,44 @@ def pytest_sessionfinish(session):
     background.stop()
 
 
-# What a MkDocs user's shell hands `mkdocs build` typed in .venv: no PYTHONPATH, none of dev.py's variables (the
-# .pth file that dev.py's set-up writes supplies them, tools/build_env.py).
-# A PYTHONPATH set by hand passes (a git worktree sharing another checkout's .venv); dev.py and CI never set one.
+# What a shell hands a command typed in it: no PYTHONPATH, none of dev.py's variables (the .pth file that dev.py's
+# set-up writes supplies them, tools/build_env.py). A PYTHONPATH set by hand passes (a git worktree sharing
+# another checkout's .venv); dev.py and CI never set one.
 PLAIN_ENV = {name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR", "LANG", "PYTHONPATH") if name in os.environ}
+# The lines `python3 dev.py build` prints before MkDocs and between the site and the PDF (the browser starts reading
+# then): what MkDocs printed lies between them.
+MKDOCS_STARTS, SITE_BUILT = "[dev] building the site", "[dev] site built into "
+_BUILD: dict[str, object] = {}
+PYTHON3 = getattr(sys, "_base_executable", sys.executable)  # the Python .venv was made from, as a shell's python3
 
 
 @background.background
 def built_site() -> Path:
-    """The site built as a MkDocs user builds it, ``.venv/bin/mkdocs build --strict`` in a plain environment (as
-    ``python3 dev.py build`` builds it, which also prints the PDF); the build's log is beside it (.log). Its print
-    page waits beside it, for ``built_pdf``, so that no test reads it while it prints."""
+    """The site built as the Pages workflow builds it: ``python3 dev.py build`` in a fresh virtual environment that
+    holds only what ``build`` installs (``DEV_VENV``), MkDocs run by it as typed in that environment. Ready when
+        the HTML is; the PDF is printed meanwhile (``built_pdf``). What MkDocs printed is beside the site (.log), the
+    whole command's output beside that (dev-build.log)."""
     site = background.temp_dir("site") / "site"
-    result = background.run(
-        [str(Path(sys.executable).with_name("mkdocs")), "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        env={**PLAIN_ENV, **PRINT_PAGE_ENV},
+    log = site.with_name("dev-build.log")
+    environment = {**PLAIN_ENV, "DEV_VENV": str(background.temp_dir("build-venv") / "venv")}
+    process = background.start(
+        [PYTHON3, str(ROOT / "dev.py"), "build", "--site-dir", str(site)], log, cwd=ROOT, env=environment
     )
-    if result.returncode != 0:
-        pytest.fail(f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
-    site.with_suffix(".log").write_text(result.stdout + result.stderr, encoding="utf-8")
-    # The print page links the site's files relatively (../assets/...): beside it, links to all of them.
-    printing = site.parent / "print"
-    printing.mkdir()
-    (site / "print_page").rename(printing / "print_page")
-    for entry in site.iterdir():
-        (printing / entry.name).symlink_to(entry)
+    _BUILD.update(process=process, log=log)
+    while SITE_BUILT not in log.read_text(encoding="utf-8"):
+        if process.poll() is not None:
+            pytest.fail(f"python3 dev.py build failed:\n{log.read_text(encoding='utf-8')}", pytrace=False)
+        time.sleep(0.5)
+    output = log.read_text(encoding="utf-8")
+    mkdocs = output[output.index("\n", output.index(MKDOCS_STARTS)) + 1 : output.index(SITE_BUILT)]
+    site.with_suffix(".log").write_text(mkdocs, encoding="utf-8")
     return site
 
 
 @background.background
 def built_pdf() -> Path:
-    """The whole guide as one PDF, printed as ``python3 dev.py build`` prints it (tools/pdf.py, which removes the
-    print page), then put in the site; returns the print folder."""
+    """The whole guide as one PDF, where ``python3 dev.py build`` put it; the build has ended (exit 0)."""
     site = background.result("built_site")
-    printing = site.parent / "print"
-    pdf = make_pdf(printing)
-    if pdf is not None:
-        shutil.move(pdf, site / PDF_NAME)
-    return printing
+    if _BUILD["process"].wait() != 0:
+        pytest.fail(f"python3 dev.py build failed:\n{_BUILD['log'].read_text(encoding='utf-8')}", pytrace=False)
+    return site / PDF_NAME

@@ -105,7 +105,9 @@ def _with_front(pdf: Path, front: Path, pages: int):
     for index in range(pages):
         page, replacement = writer.pages[index], numbered.pages[index].clone(writer)
         for key in ("/Contents", "/Resources"):
-            page[NameObject(key)] = replacement[key]
+            # raw_get keeps the reference: a page's content stream must be an indirect object, and
+            # replacement[key] would resolve it into the page's dictionary (poppler and MuPDF refuse such a page).
+            page[NameObject(key)] = replacement.raw_get(key)
     return writer
 
 

@@ -1,7 +1,8 @@
 """`mkdocs build --strict` as a MkDocs user types it in the project's .venv: no PYTHONPATH, none of dev.py's
 variables. The .pth file that dev.py's set-up writes (tools/build_env.py) puts the repository on the path
-and sets the build environment; without it the hooks fail with "No module named 'tools'". The tests' site is
-built that way (``built_site`` in tests/conftest.py), so these read its log instead of building again."""
+and sets the build environment; without it the hooks fail with "No module named 'tools'". `python3 dev.py build`
+runs MkDocs that way, and the tests' site is built by it (``built_site`` in tests/conftest.py), so these read
+what MkDocs printed there instead of building again."""
 
 from __future__ import annotations
 

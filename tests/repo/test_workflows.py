@@ -45,6 +45,15 @@ def test_ci_runs_the_readme_test_command():
     assert "python3 dev.py test" in (ROOT / "README.md").read_text()
 
 
+def test_the_tests_build_the_site_with_the_pages_workflows_command():
+    """tests/conftest.py's one build is the Pages workflow's, in a fresh environment: a failure there is seen here."""
+    pages = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
+    commands = [step.get("run", "") for step in pages["jobs"]["build"]["steps"]]
+    assert "python3 dev.py build" in commands
+    conftest = (ROOT / "tests" / "conftest.py").read_text()
+    assert '"dev.py"), "build", "--site-dir"' in conftest and '"DEV_VENV"' in conftest
+
+
 def test_pages_deploy_has_least_permissions():
     pages = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
     assert pages["permissions"] == {"contents": "read"}

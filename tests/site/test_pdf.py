@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.site import pdf_readers
+from tools import mkdocs_yml
 from tools.pdf import PDF_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,10 +44,42 @@ def headings() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def pdf(built_site, built_pdf) -> Path:
-    path = built_site / PDF_NAME
-    assert path.is_file(), f"no {PDF_NAME}: is Chromium installed? (python3 dev.py test installs it)"
-    return path
+def pdf(built_pdf) -> Path:
+    assert built_pdf.is_file(), f"no {PDF_NAME}: is Chromium installed? (python3 dev.py test installs it)"
+    return built_pdf
+
+
+@pytest.fixture(scope="module")
+def readers() -> None:
+    missing = pdf_readers.missing_readers()
+    assert not missing, f"the PDF readers' Debian packages are missing: {missing} (python3 dev.py test installs them)"
+
+
+def test_the_pdf_opens_in_qpdf_poppler_and_mupdf_with_every_page_drawn(pdf, readers):
+    """What readers use, not pypdf alone: pypdf opened a book whose swapped-in pages poppler and MuPDF refused."""
+    assert pdf_readers.problems(pdf, mkdocs_yml.load()["site_name"]) == []
+
+
+def test_a_pdf_with_a_broken_page_is_refused_by_the_readers_check(pdf, readers, tmp_path):
+    """The book's first pages with the title page's content stream written into its page (a stream must be an
+    indirect object: the fault the contents swap once made), and the same pages intact."""
+    import pypdf
+    from pypdf.generic import NameObject
+
+    writer = pypdf.PdfWriter()
+    for page in pypdf.PdfReader(pdf).pages[:3]:
+        writer.add_page(page)
+    for page in writer.pages:  # links into the rest of the book, which these pages leave out
+        page.pop("/Annots", None)
+    intact, broken = tmp_path / "intact.pdf", tmp_path / "broken.pdf"
+    writer.write(intact)
+    writer.pages[0][NameObject("/Contents")] = writer.pages[0]["/Contents"]  # resolved: the stream itself
+    writer.write(broken)
+    title = mkdocs_yml.load()["site_name"]
+    assert pdf_readers.problems(intact, title) == []
+    found = pdf_readers.problems(broken, title)
+    for reader in ("qpdf", "pdftoppm", "mutool draw", "pdftotext"):
+        assert any(problem.startswith(reader) for problem in found), f"{reader} did not refuse it: {found}"
 
 
 @pytest.fixture(scope="module")

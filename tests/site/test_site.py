@@ -22,6 +22,11 @@ def pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
 
 
+@pytest.fixture(autouse=True)
+def _build_ended(built_pdf) -> None:
+    """The build has ended: the print page, which the PDF step prints and then removes, is gone from the site."""
+
+
 class CodeBlocks(HTMLParser):
     """Text of every highlighted code block of one language, in page order (what a copy button copies)."""
 
@@ -246,10 +251,9 @@ def test_the_whole_guide_is_one_pdf_with_contents_page_numbers_and_every_chapter
 
     from tools.pdf import PDF_NAME
 
-    pdf = built_site / PDF_NAME
-    assert pdf.is_file(), f"no {PDF_NAME}: is Chromium installed? (python3 dev.py test installs it)"
-    for folder in (built_site, built_pdf):
-        assert not (folder / "print_page").exists(), "the print page is over the page budget; only the PDF ships"
+    pdf = built_pdf
+    assert pdf == built_site / PDF_NAME and pdf.is_file(), f"no {PDF_NAME}: is Chromium installed?"
+    assert not (built_site / "print_page").exists(), "the print page is over the page budget; only the PDF ships"
     assert f'href="{PDF_NAME}"' in (built_site / "index.html").read_text(encoding="utf-8"), "the home page links it"
     reader = pypdf.PdfReader(pdf)
     titles = set(_outline_titles(reader.outline))
