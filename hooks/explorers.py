@@ -1,7 +1,7 @@
 """Put the figures a reader moves into the pages: ``<div class="explorer" data-explorer="NAME"></div>``
 becomes a ``<figure>`` with the default frame's SVG inline (the figure without JavaScript), the controls
 (``hidden`` until ``assets/javascripts/explorers.js`` shows them) and every frame as JSON for the script.
-An explorer lives in its chapter's module under ``docs_src/``; its frames are cached (``tools/cache.py``)
+An explorer lives in its chapter's module under ``snippets/``; its frames are cached (``tools/cache.py``)
 until a file that module imports or opens changes.
 """
 

@@ -1,6 +1,6 @@
 """Draw the guide's figures while the site is built.
 
-Every function registered with ``@figure`` in a chapter's module (``docs_src/``, ``tools/chapters.py``)
+Every function registered with ``@figure`` in a chapter's module (``snippets/``, ``tools/chapters.py``)
 becomes two files of the site, ``figures/NAME.light.svg`` and ``figures/NAME.dark.svg``; pages show them
 with Material's ``#only-light`` / ``#only-dark`` suffixes. Nothing binary is committed. A chapter's SVGs
 are cached (``tools/cache.py``) until a file its module imports or opens changes, so a rebuild draws only

@@ -1,7 +1,7 @@
-"""The chapters' modules: ``docs_src/`` mirrors ``docs/``, one module for what a page draws or includes.
+"""The chapters' modules: ``snippets/`` mirrors ``docs/``, one module for what a page draws or includes.
 
 ``docs/part-4/training.md`` has its figures, its explorer and its longer examples in
-``docs_src/part_4/training.py`` (a hyphen in a page's name is an underscore in its module's). The hooks
+``snippets/part_4/training.py`` (a hyphen in a page's name is an underscore in its module's). The hooks
 compute a chapter's figures and explorers through :func:`computed`, which keeps each chapter's results in
 one :class:`~tools.cache.Cache` item, made again only when a file the chapter's module imports or opens has
 changed, and computes what is missing in fresh Python processes, two at a time: a fresh process runs the code
@@ -18,11 +18,11 @@ from pathlib import Path
 
 from tools.cache import ROOT, Cache, files_opened, module_sources
 
-SOURCES = ROOT / "docs_src"
+SOURCES = ROOT / "snippets"
 
 
 def modules() -> list[str]:
-    """Every chapter module, as an importable name (``docs_src.part_4.training``)."""
+    """Every chapter module, as an importable name (``snippets.part_4.training``)."""
     return sorted(
         ".".join(path.relative_to(ROOT).with_suffix("").parts)
         for path in SOURCES.rglob("*.py")
@@ -31,8 +31,8 @@ def modules() -> list[str]:
 
 
 def module_of(page: str) -> str:
-    """``part-4/multi-head.md`` (a page's path under docs/) -> ``docs_src.part_4.multi_head``."""
-    return "docs_src." + page.removesuffix(".md").replace("-", "_").replace("/", ".")
+    """``part-4/multi-head.md`` (a page's path under docs/) -> ``snippets.part_4.multi_head``."""
+    return "snippets." + page.removesuffix(".md").replace("-", "_").replace("/", ".")
 
 
 def path_of(module: str) -> Path:
@@ -40,8 +40,8 @@ def path_of(module: str) -> Path:
 
 
 def page_of(module: str) -> str:
-    """``docs_src.part_4.multi_head`` -> ``part-4/multi-head.md``."""
-    return module.removeprefix("docs_src.").replace(".", "/").replace("_", "-") + ".md"
+    """``snippets.part_4.multi_head`` -> ``part-4/multi-head.md``."""
+    return module.removeprefix("snippets.").replace(".", "/").replace("_", "-") + ".md"
 
 
 def import_all() -> None:

@@ -1,6 +1,6 @@
 """Helpers for the diagrams drawn from the library's arrays (the block, attention, multi-head attention).
 
-Machinery shared by several chapters' modules in ``docs_src/``: a matrix as a grid of cells, an arrow down,
+Machinery shared by several chapters' modules in ``snippets/``: a matrix as a grid of cells, an arrow down,
 and a figure sized to its drawing. ``docs/part-4/attention.md`` shows them between the ``--8<--`` markers.
 """
 

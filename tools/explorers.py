@@ -1,6 +1,6 @@
 """Figures the reader moves, the machinery: every frame is computed at build time, by the library.
 
-An explorer lives in its chapter's module under ``docs_src/`` (``tools/chapters.py``): a function
+An explorer lives in its chapter's module under ``snippets/`` (``tools/chapters.py``): a function
 registered with ``@explorer("NAME")`` that returns an :class:`Explorer`: its
 controls (a slider over a fixed list of values, a toggle, or a choice) and one SVG frame for every
 combination of their values. ``hooks/explorers.py`` puts the default frame into the page (the figure a

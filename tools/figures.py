@@ -1,7 +1,7 @@
 """Figures of the guide, drawn with matplotlib and written as SVG while the site is built: the machinery.
 
 Site tooling, not part of the ``transformer_math`` library: the library needs NumPy only, and matplotlib
-is a docs dependency. A chapter's figures live in its module under ``docs_src/`` (``tools/chapters.py``),
+is a docs dependency. A chapter's figures live in its module under ``snippets/`` (``tools/chapters.py``),
 each a function registered with ``@figure(name)`` that returns a matplotlib ``Figure``. The build
 (``hooks/figures.py``) draws every one in a light and a dark theme with :func:`chapter_svgs`, so a figure
 follows the reader's colour scheme. Figures use no ``pyplot`` state: every function builds its own

@@ -29,16 +29,16 @@ def test_a_value_misses_when_a_file_it_read_changes(tmp_path, monkeypatch):
 
 
 def test_module_sources_follow_imports_to_the_defining_module():
-    matrices = module_sources("docs_src.part_1.matrices")
-    assert ROOT / "docs_src" / "part_1" / "matrices.py" in matrices
+    matrices = module_sources("snippets.part_1.matrices")
+    assert ROOT / "snippets" / "part_1" / "matrices.py" in matrices
     assert ROOT / "tools" / "figures.py" in matrices
     assert not any(path.parent.name == "transformer_math" for path in matrices), "it draws with NumPy alone"
-    softmax_page = module_sources("docs_src.part_2.softmax")
+    softmax_page = module_sources("snippets.part_2.softmax")
     library = ROOT / "src" / "transformer_math"
     assert {library / "softmax.py", library / "information.py", library / "checks.py"} <= softmax_page
     assert library / "optim.py" not in softmax_page
     # training.py imports `forward` from the transformer module: that module and what it imports count
-    training = module_sources("docs_src.part_4.training")
+    training = module_sources("snippets.part_4.training")
     assert {library / "attention.py", library / "optim.py", library / "softmax.py", library / "stats.py"} <= training
     assert all(path.suffix == ".py" and ".venv" not in path.parts for path in training)
 
@@ -65,10 +65,10 @@ def test_every_chapter_module_names_its_page():
 def test_chapter_results_are_traced(kind, monkeypatch, tmp_path):
     """``computed`` stores each chapter's value with the files its module imports and opens."""
     monkeypatch.setattr(cache, "CACHE_DIR", tmp_path)
-    monkeypatch.setattr(chapters, "modules", lambda: ["docs_src.part_1.matrices"])
+    monkeypatch.setattr(chapters, "modules", lambda: ["snippets.part_1.matrices"])
     compute = {"figures": "tools.figures:chapter_svgs", "explorers": "tools.explorers:chapter_explorers"}[kind]
     values = chapters.computed(kind, compute)
-    stored = (tmp_path / kind / "docs_src.part_1.matrices.json").read_text()
-    assert '"docs_src/part_1/matrices.py"' in stored
+    stored = (tmp_path / kind / "snippets.part_1.matrices.json").read_text()
+    assert '"snippets/part_1/matrices.py"' in stored
     expected = {"linear-map-grid.light", "linear-map-grid.dark"} if kind == "figures" else set()
-    assert set(values["docs_src.part_1.matrices"]) == expected
+    assert set(values["snippets.part_1.matrices"]) == expected

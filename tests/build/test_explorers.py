@@ -1,4 +1,4 @@
-"""The figures a reader moves (docs_src/, tools/explorers.py, hooks/explorers.py, docs/assets/javascripts/explorers.js).
+"""The figures a reader moves (snippets/, tools/explorers.py, hooks/explorers.py, docs/assets/javascripts/explorers.js).
 
 Fast: every explorer builds a frame for every combination of its controls; at three or more settings each,
 the numbers a frame draws (its ``data-value``s) are the numbers the library gives when this test calls it
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docs_src.part_4.training import SEQ_LEN, SIZES, STREAM
+from snippets.part_4.training import SEQ_LEN, SIZES, STREAM
 from hooks import explorers as hook
 from tools import chapters, explorers
 
@@ -114,7 +114,7 @@ def training_run(step: str) -> tuple[float, ...]:
 def induction_history() -> dict[int, tuple]:
     """The depth chapter's two-layer run retraced with the library: at every checkpoint, the loss on each
     copy of the test sequences, and layer 2's head 2 and layer 1's head 1 on the first of them."""
-    from docs_src.part_4.depth import BATCH, CHECKPOINTS, EVAL_T, LR, N_HEADS, SIZES, STEPS, TEST, repeated_tokens
+    from snippets.part_4.depth import BATCH, CHECKPOINTS, EVAL_T, LR, N_HEADS, SIZES, STEPS, TEST, repeated_tokens
     from transformer_math.optim import AdamW
     from transformer_math.softmax import log_softmax
     from transformer_math.transformer import forward, init_params, loss_and_grads

@@ -1,5 +1,5 @@
 """Every registered figure draws, in both themes, as a real SVG, and every figure is used by a page;
-the figure code is site tooling (docs_src/, tools/figures.py), so the library a reader installs needs no
+the figure code is site tooling (snippets/, tools/figures.py), so the library a reader installs needs no
 matplotlib."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from docs_src.part_4.attention import attention_steps
-from docs_src.part_4.block import block_diagram
-from docs_src.part_4.multi_head import multi_head_flow
+from snippets.part_4.attention import attention_steps
+from snippets.part_4.block import block_diagram
+from snippets.part_4.multi_head import multi_head_flow
 from tools import chapters, figures
 
 chapters.import_all()  # registers every chapter's figures
@@ -126,7 +126,7 @@ def ladder_numbers_problems(site: Path) -> list[str]:
     text against the differences figure, and each verdict against the module's criterion."""
     import numpy as np
 
-    from docs_src.part_4.ladder import COMPARISONS, RUNGS, WITHOUT_FFN, verdict
+    from snippets.part_4.ladder import COMPARISONS, RUNGS, WITHOUT_FFN, verdict
 
     page = (ROOT / "docs" / "part-4" / "ladder.md").read_text(encoding="utf-8")
 

@@ -1,5 +1,5 @@
 """Each page's code lives in one place: what a page includes, draws or lets the reader move comes from its own
-module under docs_src/ (the path names the page), from the library, or from shared machinery."""
+module under snippets/ (the path names the page), from the library, or from shared machinery."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ DOCS = ROOT / "docs"
 INCLUDE = re.compile(r'--8<-- "(?P<path>[^":]+)(?::[^"]*)?"')
 FIGURE = re.compile(r"figures/(?P<name>[a-z0-9-]+)\.(?:light|dark)\.svg")
 EXPLORER = re.compile(r'data-explorer="(?P<name>[a-z0-9-]+)"')
-SHARED = {"docs_src/get-the-library.md", "tools/diagrams.py"}  # the install box; the Part IV diagram helpers
+SHARED = {"snippets/get-the-library.md", "tools/diagrams.py"}  # the install box; the Part IV diagram helpers
 
 chapters.import_all()
 

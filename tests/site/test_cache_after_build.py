@@ -31,16 +31,16 @@ def test_a_warm_cache_draws_nothing(kind, built_site, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["figures", "explorers"])
 def test_editing_a_chapter_module_redraws_that_chapter_only(kind, built_site, monkeypatch):
-    assert misses(kind, "docs_src/part_2/softmax.py", monkeypatch) == {"docs_src.part_2.softmax"}
+    assert misses(kind, "snippets/part_2/softmax.py", monkeypatch) == {"snippets.part_2.softmax"}
 
 
 def test_editing_the_fables_redraws_the_fables_figures_only(built_site, monkeypatch):
     # the chapters that train on the fables: the bigram capstone, the block's ablations, the training chapter, the ladder
     readers = {
-        "docs_src.part_2.practice",
-        "docs_src.part_4.block",
-        "docs_src.part_4.training",
-        "docs_src.part_4.ladder",
+        "snippets.part_2.practice",
+        "snippets.part_4.block",
+        "snippets.part_4.training",
+        "snippets.part_4.ladder",
     }
     assert misses("figures", LIBRARY + "data/aesop.txt", monkeypatch) == readers
     assert misses("explorers", LIBRARY + "data/aesop.txt", monkeypatch) == set()
@@ -51,6 +51,6 @@ def test_editing_softmax_redraws_what_depends_on_it(kind, built_site, monkeypatc
     dependent = {
         module for module in chapters.modules() if cache.ROOT / LIBRARY / "softmax.py" in cache.module_sources(module)
     }
-    assert {"docs_src.part_2.softmax", "docs_src.part_4.attention", "docs_src.part_4.training"} <= dependent
-    assert "docs_src.part_1.matrices" not in dependent
+    assert {"snippets.part_2.softmax", "snippets.part_4.attention", "snippets.part_4.training"} <= dependent
+    assert "snippets.part_1.matrices" not in dependent
     assert misses(kind, LIBRARY + "softmax.py", monkeypatch) == dependent
