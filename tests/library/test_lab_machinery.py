@@ -154,7 +154,10 @@ def test_a_failure_says_where_and_how_much_never_the_expected_values():
     expected = np.array([[0.123456, 0.876544], [0.5, 0.5]])
     got = np.array([[0.2, 0.8], [0.5, 0.5]])
     lines = compare(got, expected, tol=1e-4, rows_sum_to_one=True)
-    assert lines == ["the largest error is 7.7e-02, at index (0, 0) (tolerance 1e-04)", "the rows of your result sum to 1.0000, 1.0000"]
+    assert lines == [
+        "the largest error is 7.7e-02, at index (0, 0) (tolerance 1e-04)",
+        "the rows of your result sum to 1.0000, 1.0000",
+    ]
     assert "0.1235" not in " ".join(lines) and "0.8765" not in " ".join(lines)
     assert compare(np.array([np.nan, 1.0]), np.ones(2)) == ["it contains nan at index [0]"]
     assert compare(np.ones(3), np.ones((3, 1))) == ["it returned shape (3,), not (3, 1)"]

@@ -54,13 +54,21 @@ def _number(value: float) -> str:
     return f"{value:.2g}" if abs(value) < 1e4 else f"{value:.3g}"
 
 
+def _short(array: np.ndarray) -> str:
+    """A small array in brackets, 4 significant digits an entry."""
+    if array.ndim == 0:
+        return f"{array.item():.4g}" if array.dtype.kind == "f" else str(array.item())
+    return "[" + ", ".join(_short(part) for part in array) + "]"
+
+
 def describe_value(name: str, value) -> str:
     """A value as a failed check shows it: small ones in full, arrays by shape, dtype and range."""
     if isinstance(value, dict):
         return f"{name}: a dict of {len(value)} arrays"
     if callable(value) or value is None:
         return ""
-    kind = " (a list)" if isinstance(value, list) else " (a tuple)" if isinstance(value, tuple) else ""
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return f"{name} = {value:.4g}" if isinstance(value, float) else f"{name} = {value}"
     try:
         array = np.asarray(value)
     except ValueError:
@@ -68,11 +76,13 @@ def describe_value(name: str, value) -> str:
     if array.dtype == object:
         return f"{name} = {value!r}"
     if array.size <= 8 or array.dtype == bool and array.size <= 36:
-        shown = np.array2string(array, separator=", ", precision=3, max_line_width=200)
+        if isinstance(value, (list, tuple)):
+            return f"{name} = {value!r}"
         dtype = "" if array.dtype in (np.float64, np.int64, bool) else f", {array.dtype}"
-        return f"{name} = {shown.replace(chr(10), '')}{dtype}{kind}"
+        return f"{name} = {_short(array)}{dtype}"
     finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
     span = f", from {_number(finite.min())} to {_number(finite.max())}" if finite.size else ""
+    kind = " as a list" if isinstance(value, list) else " as a tuple" if isinstance(value, tuple) else ""
     return f"{name} of shape {array.shape}, {array.dtype}{span}{kind}"
 
 

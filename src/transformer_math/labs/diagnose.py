@@ -59,7 +59,9 @@ def compare(got, expected, tol: float = 1e-6, rtol: float = 0.0, rows_sum_to_one
         first = np.argwhere(bad)[0]
         value = "nan" if np.isnan(array[tuple(first)]) else "inf"
         count = int(bad.sum())
-        return [f"it contains {value} at index {where(first)}" + (f" ({count} entries are not finite)" if count > 1 else "")]
+        return [
+            f"it contains {value} at index {where(first)}" + (f" ({count} entries are not finite)" if count > 1 else "")
+        ]
     error = np.abs(array - expected)
     error = np.where(np.isfinite(expected), error, np.where(array == expected, 0.0, np.inf))
     allowed = tol + rtol * np.abs(np.where(np.isfinite(expected), expected, 0.0))
