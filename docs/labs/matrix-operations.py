@@ -45,6 +45,8 @@ except ImportError:
     importlib.invalidate_caches()
 
 # %%
+import time
+
 import numpy as np
 
 from transformer_math.labs.matrix_operations import check
@@ -204,8 +206,6 @@ check("matmul", matmul)
 # matrices the difference is a factor of hundreds or more:
 
 # %%
-import time
-
 X = np.random.default_rng(0).normal(size=(80, 80))
 if check.ready(matmul, A, B):
     start = time.perf_counter()
