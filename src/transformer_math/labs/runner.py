@@ -117,8 +117,9 @@ class FunctionCheck:
     takes the same arguments. ``parts`` names the values of a function that returns several; ``rows_sum_to_one``
     adds the rows' sums to a failure; ``own``, ``allowed`` and ``loops`` go to the guard. ``call`` replaces the
     plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the check's own), and
-    ``mutates`` names the arguments the function is meant to change. ``verify(result, case, seen)`` adds checks
-    a comparison cannot make; it returns the lines of a failure or None.
+    ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
+    replaces the comparison of arrays (a loss that may be infinite); ``verify(result, case, seen)`` adds checks a
+    comparison cannot make. Both return the lines of a failure or None.
     """
 
     names: tuple[str, ...]
@@ -133,6 +134,7 @@ class FunctionCheck:
     loops: bool = False
     call: Callable | None = None
     mutates: tuple[str, ...] = ()
+    compare_with: Callable | None = None
     verify: Callable | None = None
 
     def run(self, name: str, function) -> tuple[str, list[str]]:
@@ -172,11 +174,12 @@ class FunctionCheck:
         expected = self.reference(*pristine.args, **pristine.kwargs)
         tol = pristine.tol if pristine.tol is not None else self.tol
         options = {"tol": tol, "rtol": self.rtol, "rows_sum_to_one": self.rows_sum_to_one}
-        lines = (
-            compare_parts(result, expected, self.parts, **options)
-            if self.parts
-            else compare(result, expected, **options)
-        )
+        if self.compare_with is not None:
+            lines = self.compare_with(result, expected, tol)
+        elif self.parts:
+            lines = compare_parts(result, expected, self.parts, **options)
+        else:
+            lines = compare(result, expected, **options)
         if lines:
             raise Verdict("Wrong", *lines)
         if self.verify is not None:
