@@ -75,7 +75,9 @@ def describe_value(name: str, value) -> str:
         return f"{name} = {value!r}"
     if array.dtype == object:
         return f"{name} = {value!r}"
-    if array.size <= 8 or array.dtype == bool and array.size <= 36:
+    if array.dtype == bool and array.size > 4:
+        return f"{name} of shape {array.shape}, {int(array.sum())} of {array.size} True"
+    if array.size <= 6:
         if isinstance(value, (list, tuple)):
             return f"{name} = {value!r}"
         dtype = "" if array.dtype in (np.float64, np.int64, bool) else f", {array.dtype}"
