@@ -8,7 +8,7 @@ its code was compiled under, not by the name the learner typed, so an alias boun
 ``importlib.import_module`` and even ``importlib.reload`` lead to the same refusal. A library function that an
 allowed one calls (the library's ``forward`` calling its ``layer_norm``) is not the learner's call, and runs.
 
-:func:`loops_only` adds what a loops exercise needs: while it is on, the learner's code may not use ``@`` (an
+``guarded(loops=True)`` adds what a loops exercise needs: while it is on, the learner's code may not use ``@`` (an
 opcode trace sees the operator itself, whatever arrays it gets), NumPy's ``matmul``, ``dot``, ``einsum`` and
 their kin raise under any name, and the arrays of :func:`loops_only_array` refuse to be multiplied as matrices
 by any route. The trace also counts the multiplications the learner's code performs, so that a vectorised
@@ -106,6 +106,7 @@ class Seen:
     messages: list[str] = field(default_factory=list)
     multiplications: int = 0
     switched_off: bool = False
+    calls: dict = field(default_factory=dict)  # watched code object -> how often it ran
 
     def refuse(self, name: str, message: str) -> WriteItYourself:
         self.refused.append(name)
@@ -116,8 +117,9 @@ class Seen:
 class _Hook:
     """The profile hook of one guarded call."""
 
-    def __init__(self, own: tuple[str, ...], allowed: tuple[str, ...], seen: Seen, loops: bool) -> None:
+    def __init__(self, own: tuple[str, ...], allowed: tuple[str, ...], seen: Seen, loops: bool, watch=()) -> None:
         self.own, self.allowed, self.seen, self.loops = own, allowed, seen, loops
+        self.watch = frozenset(watch)
         self.kinds: dict = {}  # code object -> (kind, qualified name)
 
     def classify(self, frame) -> tuple[str, str]:
@@ -131,6 +133,8 @@ class _Hook:
 
     def __call__(self, frame, event, arg):
         if event == "call":
+            if frame.f_code in self.watch:
+                self.seen.calls[frame.f_code] = self.seen.calls.get(frame.f_code, 0) + 1
             kind, name = self.classify(frame)
             if kind == "library" and not name.startswith(self.allowed) and self.learner_called(frame):
                 raise self.refusal(name)
@@ -241,15 +245,16 @@ def _numpy_products_refused(seen: Seen):
 
 
 @contextlib.contextmanager
-def guarded(own: tuple[str, ...] = (), allowed: tuple[str, ...] = (), loops: bool = False):
+def guarded(own: tuple[str, ...] = (), allowed: tuple[str, ...] = (), loops: bool = False, watch=()):
     """Run the body with the library refused to the learner's code; yields the :class:`Seen` record.
 
     ``own`` names (by prefix, ``"module.qualname"``) what the exercise asks the learner to write, for the
-    message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on
-    :func:`loops_only`'s refusals and the count of multiplications.
+    message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
+    exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
+    learner's) whose calls are counted in ``Seen.calls``.
     """
     seen = Seen()
-    hook = _Hook(tuple(own), tuple(allowed), seen, loops)
+    hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch)
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     previous_threads = threading.getprofile()
     threading.setprofile(hook)

@@ -76,10 +76,10 @@ def unfinished(error: BaseException) -> bool:
     return "ellipsis" in str(error).lower()
 
 
-def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False):
+def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=()):
     """``function(*args, **kwargs)`` in the guard: its result and the guard's record; a refusal is a Verdict."""
     error = None
-    with guarded(own, allowed, loops) as seen:
+    with guarded(own, allowed, loops, watch) as seen:
         try:
             result = function(*args, **kwargs)
         except WriteItYourself:
@@ -119,7 +119,8 @@ class FunctionCheck:
     plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the check's own), and
     ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
     replaces the comparison of arrays (a loss that may be infinite); ``verify(result, case, seen)`` adds checks a
-    comparison cannot make. Both return the lines of a failure or None.
+    comparison cannot make. Both return the lines of a failure or None. ``watch(function)`` names code objects
+    (the learner's other functions) whose calls the guard counts for ``verify``.
     """
 
     names: tuple[str, ...]
@@ -136,6 +137,7 @@ class FunctionCheck:
     mutates: tuple[str, ...] = ()
     compare_with: Callable | None = None
     verify: Callable | None = None
+    watch: Callable | None = None
 
     def run(self, name: str, function) -> tuple[str, list[str]]:
         if function is Ellipsis:
@@ -156,8 +158,9 @@ class FunctionCheck:
 
     def run_case(self, function, given: Case, pristine: Case) -> None:
         call = self.call or (lambda f, *args, **kwargs: f(*args, **kwargs))
+        watched = self.watch(function) if self.watch else ()
         result, seen = call_guarded(
-            lambda: call(function, *given.args, **given.kwargs), (), {}, self.own, self.allowed, self.loops
+            lambda: call(function, *given.args, **given.kwargs), (), {}, self.own, self.allowed, self.loops, watched
         )
         names = [n for n in self.names if n not in self.mutates]
         kept = Case(
