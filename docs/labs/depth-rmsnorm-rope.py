@@ -77,8 +77,8 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):
     d_head, n = X.shape[-1] // n_heads, X.shape[-2]
     causal = np.tril(np.ones((n, n), dtype=bool))
     heads = []
-    for l in range(n_heads):
-        q, k, v = (M[..., l * d_head : (l + 1) * d_head] for M in (X @ W_Q, X @ W_K, X @ W_V))
+    for head in range(n_heads):
+        q, k, v = (M[..., head * d_head : (head + 1) * d_head] for M in (X @ W_Q, X @ W_K, X @ W_V))
         scores = np.where(causal, q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head), -np.inf)
         weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
         heads.append(weights / weights.sum(axis=-1, keepdims=True) @ v)

@@ -71,7 +71,7 @@ def causal_attention(Q, K, V):
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):
     d_head = X.shape[-1] // n_heads
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    heads = [causal_attention(*(M[..., l * d_head : (l + 1) * d_head] for M in (Q, K, V))) for l in range(n_heads)]
+    heads = [causal_attention(*(M[..., h * d_head : (h + 1) * d_head] for M in (Q, K, V))) for h in range(n_heads)]
     return np.concatenate(heads, axis=-1) @ W_O
 
 
