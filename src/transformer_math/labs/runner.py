@@ -84,6 +84,8 @@ def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=
             result = function(*args, **kwargs)
         except WriteItYourself:
             result = None
+        except Verdict:
+            raise
         except RecursionError as err:
             error = err
         except Exception as err:  # noqa: BLE001 - reported as the check's verdict
