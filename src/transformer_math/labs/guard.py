@@ -83,8 +83,10 @@ def _kind(code, module: str) -> str:
         return "neutral"
     if root == "transformer_math" or root in OUTSIDE:
         return "library"
-    if filename.startswith(("<frozen", "<string>")):
-        return "neutral"  # the standard library's frozen modules, code that exec() made (dataclasses' __init__)
+    if filename.startswith("<string>"):  # code exec() made: the notebook's own, or a module's (dataclasses' __init__)
+        return "learner" if module == "__main__" else "neutral"
+    if filename.startswith("<frozen"):
+        return "neutral"
     if filename.startswith("<"):
         return "learner"  # a notebook cell: <ipython-input-...>, <cell 3>
     try:
