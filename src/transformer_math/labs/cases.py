@@ -57,7 +57,10 @@ def _number(value: float) -> str:
 def _short(array: np.ndarray) -> str:
     """A small array in brackets, 4 significant digits an entry."""
     if array.ndim == 0:
-        return f"{array.item():.4g}" if array.dtype.kind == "f" else str(array.item())
+        if array.dtype.kind != "f":
+            return str(array.item())
+        text = f"{array.item():.4g}"
+        return text if any(c in text for c in ".ein") else text + ".0"  # a float shows it is one
     return "[" + ", ".join(_short(part) for part in array) + "]"
 
 
@@ -78,8 +81,6 @@ def describe_value(name: str, value) -> str:
     if array.dtype == bool and array.size > 4:
         return f"{name} of shape {array.shape}, {int(array.sum())} of {array.size} True"
     if array.size <= 6:
-        if isinstance(value, (list, tuple)):
-            return f"{name} = {value!r}"
         dtype = "" if array.dtype in (np.float64, np.int64, bool) else f", {array.dtype}"
         return f"{name} = {_short(array)}{dtype}"
     finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array

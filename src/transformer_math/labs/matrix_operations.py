@@ -13,7 +13,7 @@ Example
 >>> import numpy as np
 >>> from transformer_math.labs.matrix_operations import check
 >>> check("matmul", lambda X, Y: np.asarray(X) @ np.asarray(Y))
-Wrong: matmul - case 1 of 6: X = [[1, 2], [3, 4]], Y = [[5, 6], [7, 8]]
+Wrong: matmul - case 1 of 6: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
   it uses the @ operator (line 1): write the loops
 """
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -71,9 +72,12 @@ def holds_ellipsis(value) -> bool:
     return isinstance(value, np.ndarray) and value.dtype == object and any(v is Ellipsis for v in value.flat)
 
 
+ELLIPSIS_IN_ERROR = re.compile(r"'ellipsis'|type ellipsis")  # not einsum's "'...' ellipsis"
+
+
 def unfinished(error: BaseException) -> bool:
     """Whether an error comes from a ``...`` still in place (``'ellipsis' and 'float'``)."""
-    return "ellipsis" in str(error).lower()
+    return bool(ELLIPSIS_IN_ERROR.search(str(error)))
 
 
 def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=()):
