@@ -148,7 +148,7 @@ MISTAKES = [
         "block_forward",
         "the output alone, no cache",
         BF
-        + O
+        + HEADS_OUT
         + "    x1 = x + o @ p['W_O']\n    return x1 + feed_forward(layer_norm(x1, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
     ),
     mistake(
