@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 30
+#     minutes: 25
 #     difficulty: 2
 #     path: true
 # ---
@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Lab: attention by hand
 #
-# **About 30 minutes · difficulty 2 of 3 (standard)** · after
+# **About 25 minutes · difficulty 2 of 3 (standard)** · after
 # [Attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/attention/) and
 # [Multi-head attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/multi-head/);
 # on the one-day path

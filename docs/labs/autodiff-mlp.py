@@ -54,7 +54,7 @@ import numpy as np
 from IPython.display import Markdown, display
 from matplotlib.figure import Figure
 
-from transformer_math.labs.autodiff import check
+from transformer_math.labs.autodiff_mlp import check
 
 # %% [markdown]
 # ## The engine, with its pieces missing

@@ -51,7 +51,7 @@ except ImportError:
 # %%
 import numpy as np
 
-from transformer_math.labs.depth import check
+from transformer_math.labs.depth_rmsnorm_rope import check
 
 # %% [markdown]
 # Given: the forward pass of the Transformer block lab. A model is a dictionary of arrays, block 0's under

@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 60
+#     minutes: 55
 #     difficulty: 3
 #     path: true
 # ---
@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Lab: your own GPT
 #
-# **About 60 minutes · difficulty 3 of 3 (hard)** · after the
+# **About 55 minutes · difficulty 3 of 3 (hard)** · after the
 # [attention lab](https://transformer-math.github.io/mathematics-for-transformers/labs/attention/), the
 # [backward-passes lab](https://transformer-math.github.io/mathematics-for-transformers/labs/backward-passes/)
 # and [Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/);

@@ -279,3 +279,36 @@ def test_another_right_answer_is_accepted(lab, key, variant, verdicts):
     own = [name for name, index in owner.items() if index == owner[variant.check]]
     for name in own:
         assert found.get(name) == "Correct", f"{lab}: {variant.about}: check {name!r} said {found.get(name)}"
+
+
+def test_the_practice_page_lists_every_lab_with_its_exercises_time_and_difficulty():
+    page = (ROOT / "docs" / "labs" / "index.md").read_text(encoding="utf-8")
+    rows = {match.group(1): match.group(0) for match in re.finditer(r"^\| \[[^]]+\]\(([\w-]+)\.py\) \|.*$", page, re.M)}
+    assert sorted(rows) == [lab.stem for lab in LABS], "one row per lab"
+    numbers = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+    assert page.split("\n\n")[1].startswith(f"{numbers[len(LABS)].capitalize()} labs"), "the count of the labs"
+    path = [lab for lab in LABS if load(lab).metadata["lab"]["path"]]
+    total = sum(load(lab).metadata["lab"]["minutes"] for lab in path)
+    assert f"takes {numbers[len(path)]} of them, {total} minutes in all" in page
+    for lab in path:
+        assert f"]({lab.name})" in page.split("| Lab |")[0], f"{lab.name}: named as a path lab"
+    for lab in LABS:
+        notebook, row = load(lab), rows[lab.stem]
+        meta = notebook.metadata["lab"]
+        assert f"| {meta['minutes']} min | {meta['difficulty']}, {DIFFICULTY[meta['difficulty']]} |" in row, lab.stem
+        for name in check_names(notebook):
+            assert (f"`{name}`" if name != "prediction" else "a prediction") in row, f"{lab.stem}: {name} not in its row"
+
+
+SITE_LINK = re.compile(r"https://transformer-math\.github\.io/mathematics-for-transformers/([\w/-]*?)/?(?:#([\w-]+))?\)")
+
+
+def test_a_labs_links_to_the_site_lead_to_pages_and_headings_that_exist():
+    for lab in LABS:
+        for path, anchor in SITE_LINK.findall(lab.read_text(encoding="utf-8")):
+            source = next((p for p in (ROOT / "docs" / f"{path}.md", ROOT / "docs" / f"{path}.py") if p.exists()), None)
+            assert source is not None, f"{lab.name}: a link to {path}/, which is no page"
+            if anchor:
+                headings = re.findall(r"^#+ (.+)$", source.read_text(encoding="utf-8"), re.M)
+                slugs = {re.sub(r"[^\w\s-]", "", h).strip().lower().replace(" ", "-") for h in headings}
+                assert anchor in slugs, f"{lab.name}: no heading #{anchor} on {path}"

@@ -12,7 +12,7 @@ The reference gradients come from the library's :class:`~transformer_math.autogr
 
 Example
 -------
->>> from transformer_math.labs.autodiff import check
+>>> from transformer_math.labs.autodiff_mlp import check
 >>> def topological_order(root):          # the root first: the reverse of what backward needs
 ...     order, seen = [], set()
 ...     def visit(v):

@@ -17,7 +17,7 @@ The references are the library's :func:`~transformer_math.model.forward`, :func:
 Example
 -------
 >>> import numpy as np
->>> from transformer_math.labs.depth import check
+>>> from transformer_math.labs.depth_rmsnorm_rope import check
 >>> def rms_norm(x, gamma, eps=1e-6):     # the spread instead of the root mean square
 ...     return gamma * x / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)
 >>> check("rms_norm", rms_norm)
