@@ -144,7 +144,7 @@ prediction = ...  # "0.1" or "0.8"
 # prediction = "0.8"
 # ```
 #
-# $-\ln 0.001 \approx 6.9$: the one mistake costs as much as sixty-five right answers at 0.9, and the mean
+# $-\ln 0.001 \approx 6.9$: the one mistake costs as much as sixty-six right answers at 0.9, and the mean
 # is $(9 \times 0.105 + 6.9) / 10 \approx 0.79$.
 #
 # </details>

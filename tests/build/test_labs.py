@@ -285,7 +285,21 @@ def test_the_practice_page_lists_every_lab_with_its_exercises_time_and_difficult
     page = (ROOT / "docs" / "labs" / "index.md").read_text(encoding="utf-8")
     rows = {match.group(1): match.group(0) for match in re.finditer(r"^\| \[[^]]+\]\(([\w-]+)\.py\) \|.*$", page, re.M)}
     assert sorted(rows) == [lab.stem for lab in LABS], "one row per lab"
-    numbers = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+    numbers = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+    ]
     assert page.split("\n\n")[1].startswith(f"{numbers[len(LABS)].capitalize()} labs"), "the count of the labs"
     path = [lab for lab in LABS if load(lab).metadata["lab"]["path"]]
     total = sum(load(lab).metadata["lab"]["minutes"] for lab in path)
@@ -297,10 +311,14 @@ def test_the_practice_page_lists_every_lab_with_its_exercises_time_and_difficult
         meta = notebook.metadata["lab"]
         assert f"| {meta['minutes']} min | {meta['difficulty']}, {DIFFICULTY[meta['difficulty']]} |" in row, lab.stem
         for name in check_names(notebook):
-            assert (f"`{name}`" if name != "prediction" else "a prediction") in row, f"{lab.stem}: {name} not in its row"
+            assert (f"`{name}`" if name != "prediction" else "a prediction") in row, (
+                f"{lab.stem}: {name} not in its row"
+            )
 
 
-SITE_LINK = re.compile(r"https://transformer-math\.github\.io/mathematics-for-transformers/([\w/-]*?)/?(?:#([\w-]+))?\)")
+SITE_LINK = re.compile(
+    r"https://transformer-math\.github\.io/mathematics-for-transformers/([\w/-]*?)/?(?:#([\w-]+))?\)"
+)
 
 
 def test_a_labs_links_to_the_site_lead_to_pages_and_headings_that_exist():
