@@ -245,3 +245,11 @@ def test_guarded_restores_a_profile_that_was_there():
         assert sys.getprofile() is outer
     finally:
         sys.setprofile(None)
+
+
+def test_a_check_of_no_such_name_says_which_there_are():
+    check = Checks("demo", {"prediction": Choice(("a", "b"))})
+    with pytest.raises(ValueError, match="no check named 'predcition' in the demo lab; the checks are prediction"):
+        check("predcition", "a")
+    with pytest.raises(TypeError, match="name must be the name of a check"):
+        check(3, "a")

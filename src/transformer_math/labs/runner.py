@@ -296,8 +296,10 @@ class Checks:
         return not holds_ellipsis(result)
 
     def __call__(self, name: str, value=..., *data) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"name must be the name of a check, a string; got {name!r}")
         if name not in self.checks:
-            raise KeyError(f"no check named {name!r} in the {self.lab} lab; the checks are {', '.join(self.checks)}")
+            raise ValueError(f"no check named {name!r} in the {self.lab} lab; the checks are {', '.join(self.checks)}")
         try:
             verdict, lines = self.checks[name].run(name, value, *data)
         except Verdict as early:
