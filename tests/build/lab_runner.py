@@ -3,8 +3,8 @@ without running the cells before it again for every case.
 
 A case changes one exercise cell; everything before that cell runs exactly as in the solved lab. So this runs the
 solved lab's code cells in order in one Python process, and at an exercise cell that a case changes it forks: the
-child runs the case's code in place of the cell and then the cells up to the next exercise (the exercise's own
-checks: a mistake must be refused where it is made), and reports what the checks printed, from the first cell on;
+child runs the case's code in place of the cell and then the cells up to the exercise's own checks (a mistake
+must be refused where it is made), and reports what the checks printed, from the first cell on;
 the parent runs the reference solution and goes on. A lab of 36 cases costs one run of its prefix instead of 36
 (and no kernel start per case). ``os.fork`` is Unix-only; elsewhere each case runs the notebook in its own process.
 The parent's own run is the solved lab: what it printed and the CPU time it took are reported too.
@@ -31,7 +31,7 @@ import sys
 import time
 import traceback
 
-CASE_TIMEOUT = 120  # seconds a case may run after its fork: nbclient's 60 s per cell, for a few cells
+CASE_TIMEOUT = 120  # seconds of CPU a case may use after its fork (CPU, not wall time: the machine may be busy)
 
 
 def run_cells(cells: list[str], namespace: dict, first: int, out: io.StringIO, stop: int | None = None) -> None:
@@ -63,7 +63,7 @@ def forked(cells: list[str], position: int, code: str, namespace: dict, out: io.
         try:
             import signal
 
-            signal.alarm(CASE_TIMEOUT)
+            signal.setitimer(signal.ITIMER_PROF, CASE_TIMEOUT)
             result = run_case(cells, position, code, namespace, out, stop)
             with os.fdopen(write, "w", encoding="utf-8") as pipe:
                 json.dump(result, pipe)

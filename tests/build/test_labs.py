@@ -106,15 +106,20 @@ def variants(lab: str) -> list[tuple[str, lab_cases.Variant]]:
 
 def run_variants(lab: Path) -> dict[tuple[str, str], object]:
     """The solved lab, and every mistake and right answer, each the solved lab with one exercise changed and run up
-    to the next exercise (tests/build/lab_runner.py runs the cells before the change once, and forks)."""
+    to that exercise's own checks (tests/build/lab_runner.py runs the cells before the change once, and forks)."""
     notebook = solved(load(lab))
     code = [index for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
-    exercise_cells = exercises(notebook)
     owner = exercise_of_check(notebook)
 
     def stop_after(index: int) -> int:
-        later = [i for i in exercise_cells if i > index]
-        return code.index(later[0]) if later else len(code)
+        """The code cell after the last one that calls a check of this exercise: the exercise's own checks."""
+        own = {name for name, at in owner.items() if at == index}
+        calls = [
+            i
+            for i in code
+            if i > index and any(m.group("name") in own for m in CHECK_CALL.finditer(notebook.cells[i].source))
+        ]
+        return code.index(calls[-1]) + 1
 
     cases = []
     for key, variant in variants(lab.stem):

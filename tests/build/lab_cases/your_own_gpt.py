@@ -116,6 +116,24 @@ MISTAKES = [
         "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    g = g + weight_decay * theta\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    return theta - lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v",
         append=True,
     ),
+    mistake(
+        "layer_norm",
+        "the library's",
+        "from transformer_math.stats import layer_norm as library_ln\n\n\ndef layer_norm(x, gamma, beta, eps=1e-5):\n    return library_ln(x, gamma, beta, eps)",
+        append=True,
+    ),
+    mistake(
+        "cross_entropy",
+        "the library's",
+        "import transformer_math.information as info\n\n\ndef cross_entropy(logits, targets):\n    return info.cross_entropy_from_logits(logits, targets)",
+        append=True,
+    ),
+    mistake(
+        "adamw_step",
+        "the library's AdamW",
+        "from transformer_math.optim import AdamW\n\n\ndef adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, m, v = (np.array(a, dtype=float) for a in (theta, m, v))\n    opt = AdamW([theta], lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)\n    opt.m, opt.v, opt.t = [m], [v], t - 1\n    opt.step([np.asarray(g, dtype=float)])\n    return theta, m, v",
+        append=True,
+    ),
     # the new pieces
     mistake("embed", "no positions", "def embed(params, tokens):\n    return params['W_E'][np.asarray(tokens)]"),
     mistake(
@@ -297,6 +315,48 @@ MISTAKES = [
 ]
 
 RIGHT = [
+    right(
+        "layer_norm",
+        "the spread by hand",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    c = x - x.sum(axis=-1, keepdims=True) / x.shape[-1]\n    return gamma * c / np.sqrt((c * c).mean(axis=-1, keepdims=True) + eps) + beta",
+        append=True,
+    ),
+    right(
+        "feed_forward",
+        "the ReLU as a mask",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    u = np.asarray(C) @ W_1 + b_1\n    return (u * (u > 0)) @ W_2 + b_2",
+        append=True,
+    ),
+    right(
+        "cross_entropy",
+        "logaddexp",
+        "def cross_entropy(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    return float(np.mean(np.logaddexp.reduce(z, axis=-1) - np.sum(np.eye(z.shape[-1])[t] * z, axis=-1)))",
+        append=True,
+    ),
+    right(
+        "ce_backward",
+        "put_along_axis on a copy",
+        "def ce_backward(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    g = softmax(z)\n    np.put_along_axis(g, t[..., None], np.take_along_axis(g, t[..., None], axis=-1) - 1, axis=-1)\n    return g / t.size",
+        append=True,
+    ),
+    right(
+        "layer_norm_backward",
+        "the three terms apart",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n    g, d = gamma * dy, x.shape[-1]\n    dx = (g - g.sum(-1, keepdims=True) / d - x_hat * (g * x_hat).sum(-1, keepdims=True) / d) / s\n    axes = tuple(range(x.ndim - 1))\n    return dx, (dy * x_hat).sum(axis=axes), dy.sum(axis=axes)",
+        append=True,
+    ),
+    right(
+        "attention_backward",
+        "einsum",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = np.einsum('...id,...jd->...ij', Q, K) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dP = np.einsum('...ic,...jc->...ij', dO, V)\n    dS = P * (dP - (P * dP).sum(-1, keepdims=True))\n    return np.einsum('...ij,...jd->...id', dS, K) / scale, np.einsum('...ij,...id->...jd', dS, Q) / scale, np.einsum('...ij,...ic->...jc', P, dO)",
+        append=True,
+    ),
+    right(
+        "adamw_step",
+        "the decay as a factor",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g * g\n    step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)\n    return theta * (1 - lr * weight_decay) - step, m, v",
+        append=True,
+    ),
     right(
         "attention",
         "einsum",
