@@ -643,9 +643,9 @@ if ready:
     print(sample(params, text[:10], 300))
 
 # %% [markdown]
-# After a few hundred steps on a small text the model has learned the shape of it: words of plausible length,
-# spaces, capitals after full stops, common short words, and invented ones between. It has not learned to
-# mean anything.
+# After 300 steps on a small text the model has learned the look of it: words of plausible length between
+# spaces, line breaks and quotation marks, a few common short words (*the*, *and*, *to*) among invented ones.
+# It has not learned to mean anything.
 #
 # **The longer run.** With `TEXT = "shakespeare"`, `STEPS = 3000`, `N_CTX = 64`, `D = 64` and `LAYERS = 4` (about
 # half an hour of one CPU core, with these very functions), the held-out loss comes down to about 1.9 nats per
