@@ -132,7 +132,7 @@ def test_bad_input_is_refused():
 
 
 def test_training_run_of_the_guide_reaches_the_stated_loss():
-    """The run of docs/part-4/training.md: 300 AdamW steps reach 0.0300, near the floor 2 ln 2 / 48 = 0.0289."""
+    """The run of docs/part-4/training.md: 300 AdamW steps reach 0.0299, near the floor 2 ln 2 / 48 = 0.0289."""
     vocab = ["the", "cat", "sat", "on", "mat"]
     stream = [vocab.index(word) for word in "the cat sat on the mat the cat sat on the mat the cat".split()]
     inputs, targets = make_windows(stream, seq_len=8)
@@ -141,7 +141,7 @@ def test_training_run_of_the_guide_reaches_the_stated_loss():
     losses = train(params, inputs, targets, n_heads=2, steps=300, lr=0.01)
     floor = 2 * np.log(2) / inputs.size
     assert round(losses[0], 4) == 1.7878
-    assert round(losses[-1], 4) == 0.0300  # the loss stated on the page
+    assert round(losses[-1], 4) == 0.0299  # the loss stated on the page
     assert losses[-1] > floor
     story = generate(params, [0, 1, 2, 3], n_new=12, n_heads=2, context=8)
     assert " ".join(vocab[t] for t in story) == "the cat sat on the mat the cat sat on the mat the cat sat on"
@@ -275,7 +275,7 @@ def test_mini_batch_arguments_are_checked(kwargs, error, message):
 
 
 def test_the_fables_run_of_the_guide():
-    """The run of the page's "Training on real text": 300 steps of 32 windows reach the validation loss 2.3005
+    """The run of the page's "Training on real text": 300 steps of 32 windows reach the validation loss 2.2898
     the page states, far below ln V = 4.0431 and the 2.47 of character-pair counts; past the training length
     of 16 the loss rises by more than half a nat."""
     from transformer_math.data import load_text
@@ -291,7 +291,7 @@ def test_the_fables_run_of_the_guide():
     losses = train(params, x_train, y_train, n_heads=2, steps=300, lr=0.01, batch_size=32, seed=0)
     assert abs(losses[0] - np.log(len(chars))) < 0.05  # a mini-batch's loss at step 0: near ln V
     logits, _ = forward(params, x_val, n_heads=2)
-    assert round(cross_entropy_from_logits(logits, y_val), 4) == 2.3005
+    assert round(cross_entropy_from_logits(logits, y_val), 4) == 2.2898
 
     x_long, y_long = make_windows(ids[split:], seq_len=64)
     long_logits, _ = forward(params, x_long, n_heads=2)
