@@ -283,12 +283,13 @@ def clip_grad_norm(grads, max_norm):
     \end{aligned}$$
 
     with $c$ = ``max_norm``, exactly as PyTorch's ``torch.nn.utils.clip_grad_norm_``: the $10^{-6}$ keeps
-    the division finite when every gradient is 0, and leaves a clipped norm a hair below $c$ (a relative
-    $10^{-6} / \lVert g \rVert$, which matters only for norms near $10^{-6}$). Every gradient is scaled
-    by the same factor, so the direction is kept and only the length is capped. Call it after the backward pass and before the optimizer's step: one
-    unlucky batch then can neither throw the parameters far (plain SGD's step grows with the gradient)
-    nor flood Adam's running averages $m$ and $v$ (Adam's step is already bounded by a few $\eta$, but
-    an inflated $v$ slows every later step for thousands of steps).
+    the division finite when every gradient is 0, and leaves a clipped norm a hair below $c$ (short by the
+    fraction $10^{-6} / \lVert g \rVert$, which matters only for norms near $10^{-6}$ or below). Every
+    gradient is scaled by the same factor, so the direction is kept and only the length is capped. Call it
+    after the backward pass and before the optimizer's step: one unlucky batch then can neither throw the
+    parameters far (plain SGD's step grows with the gradient) nor flood Adam's running averages $m$ and
+    $v$ (Adam's step is already bounded by a few $\eta$, but an inflated $v$ slows every later step for
+    thousands of steps).
 
     Parameters
     ----------

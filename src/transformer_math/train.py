@@ -149,10 +149,11 @@ def train(
     r"""Training with AdamW; ``params`` is updated in place. Returns the loss before each step.
 
     Each step is the whole diagram: forward to the logits, cross entropy, backward to every gradient,
-    and one AdamW update of every parameter, in which only the matrices decay (:func:`make_optimizer`). Two options of larger training runs are available:
-    ``max_grad_norm`` clips the global norm of the gradients (:func:`~transformer_math.optim.clip_grad_norm`)
-    and ``warmup_steps`` replaces the constant ``lr`` by a warm-up to ``lr`` followed by a cosine decay
-    to 0 (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
+    and one AdamW update of every parameter, in which only the matrices decay (:func:`make_optimizer`).
+    Two options of larger training runs are available: ``max_grad_norm`` clips the global norm of the
+    gradients (:func:`~transformer_math.optim.clip_grad_norm`) and ``warmup_steps`` replaces the constant
+    ``lr`` by a warm-up to ``lr`` followed by a cosine decay to 0
+    (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
 
     By default every step uses every window (full batch). With ``batch_size`` each step uses that many
     windows, drawn at random (with replacement) by ``np.random.default_rng(seed)``, and the losses
