@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from snippets.part_4.training import SEQ_LEN, SIZES, STREAM
 from hooks import explorers as hook
+from snippets.part_4.training import SEQ_LEN, SIZES, STREAM
 from tools import chapters, explorers
 
 chapters.import_all()  # registers every chapter's explorers
