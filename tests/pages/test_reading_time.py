@@ -34,6 +34,10 @@ def test_prose_reads_at_100_words_a_minute_and_inline_math_counts_as_words():
     assert reading("A table | with | cells\n| --- | --- | --- |\n| one | two | three |").core == pytest.approx(4.2)
 
 
+def test_a_figure_is_free_even_when_its_alt_text_holds_brackets():
+    assert reading("![The embedding W_E[t] of token t, drawn](fig.svg#only-light)\n\nTwo words.").core == pytest.approx(1.2)
+
+
 def test_a_display_formula_takes_15_seconds_and_its_tex_is_not_read_as_words():
     text = "$$\n\\operatorname{softmax}(x)_i = \\frac{e^{x_i}}{\\sum_j e^{x_j}}\n$$\n"
     assert reading(text).core == SECONDS_PER_DISPLAY_FORMULA
