@@ -52,6 +52,27 @@ def _exp(a: float) -> float:
 # --8<-- [end:power]
 
 
+def _exponent(a: float, exponent) -> float:
+    """``exponent`` as a float, checked: a plain real number for which ``a ** exponent`` is a real number."""
+    if isinstance(exponent, bool) or not isinstance(exponent, numbers.Real):
+        raise TypeError(f"only powers by a plain number are supported, got {type(exponent).__name__}")
+    n = float(exponent)
+    if a == 0 and n < 0:
+        raise ValueError(f"0 ** {n:g} is undefined (a division by zero)")
+    if a < 0 and not n.is_integer():
+        raise ValueError(f"{a:g} ** {n:g} is not a real number (a negative base needs a whole exponent)")
+    return n
+
+
+def _power_slope(a: float, n: float) -> float:
+    """The derivative ``n * a ** (n - 1)`` of ``a ** n``, with PyTorch's values where that formula fails."""
+    if n == 0:
+        return 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
+    if a == 0 and n < 1:
+        return math.inf  # a vertical tangent, as sqrt(a) has at 0
+    return n * _power(a, n - 1)
+
+
 # --8<-- [start:Value]
 class Value:
     r"""A number that records the operations applied to it, so that its derivatives can be computed.
@@ -117,20 +138,9 @@ class Value:
         return out
 
     def __pow__(self, exponent):
-        if isinstance(exponent, bool) or not isinstance(exponent, numbers.Real):
-            raise TypeError(f"only powers by a plain number are supported, got {type(exponent).__name__}")
-        a, n = self.data, float(exponent)
-        if a == 0 and n < 0:
-            raise ValueError(f"0 ** {n:g} is undefined (a division by zero)")
-        if a < 0 and not n.is_integer():
-            raise ValueError(f"{a:g} ** {n:g} is not a real number (a negative base needs a whole exponent)")
+        a, n = self.data, _exponent(self.data, exponent)  # a plain number, and a ** n a real number
         out = Value(_power(a, n), (self,), f"**{n:g}")
-        if n == 0:
-            slope = 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
-        elif a == 0 and n < 1:
-            slope = math.inf  # a vertical tangent, as sqrt(a) has at 0
-        else:
-            slope = n * _power(a, n - 1)  # d(a^n)/da = n a^(n-1)
+        slope = _power_slope(a, n)  # d(a^n)/da = n a^(n-1)
 
         def _backward():
             self.grad += slope * out.grad
