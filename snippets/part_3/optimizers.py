@@ -40,6 +40,15 @@ def descend(optimizer, lr, steps=50):
 
 # --8<-- [end:descent]
 
+
+def valley() -> None:
+    """The page's example: plain SGD, momentum and Adam on the valley, and Adam settling with exact gradients."""
+    # --8<-- [start:valley]
+    for optimizer, lr, steps in [("sgd", 0.01, 50), ("momentum", 0.01, 50), ("adam", 0.3, 50), ("adam", 0.3, 200)]:
+        path, losses = descend(optimizer, lr, steps)
+        print(f"{optimizer:8s} lr = {lr:<4}  loss after {steps:3d} steps: {losses[-1]:.3g}")
+    # --8<-- [end:valley]
+
 RATES = [0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.079, 0.085, 0.1, 0.15, 0.3, 0.5, 1.0]
 OPTIMIZERS = {"sgd": "SGD", "momentum": "SGD with momentum 0.9", "adam": "Adam"}
 
@@ -168,11 +177,11 @@ def adamw_exact() -> Figure:
 
 
 # --8<-- [start:minibatch-run]
-def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0):
+def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0, batch=10):
     """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (Hessian
-    eigenvalues 1 to 0.01), trained on mini-batches of 10 by "sgd" (with ``momentum``) or "adam", with
-    the learning rate constant or decayed linearly to 0. Returns the excess loss L(w) - L(w_best) on all
-    the data after every step."""
+    eigenvalues 1 to 0.01), trained on mini-batches of ``batch`` by "sgd" (with ``momentum``) or "adam",
+    with the learning rate constant or decayed linearly to 0. Returns the excess loss L(w) - L(w_best) on
+    all the data after every step."""
     import numpy as np
 
     from transformer_math.optim import SGD, Adam
@@ -186,8 +195,8 @@ def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0):
     opt = Adam([w], lr=lr) if optimizer == "adam" else SGD([w], lr=lr, momentum=momentum)
     excess = []
     for t in range(steps):
-        batch = rng.integers(1000, size=10)
-        g = X[batch].T @ (X[batch] @ w - y[batch]) / 10  # a noisy, unbiased estimate of the gradient
+        rows = rng.integers(1000, size=batch)
+        g = X[rows].T @ (X[rows] @ w - y[rows]) / batch  # a noisy, unbiased estimate of the gradient
         if decay:
             opt.lr = lr * (1 - t / steps)
         opt.step([g])
@@ -210,17 +219,18 @@ MINIBATCH_RUNS = {
 def minibatch() -> None:
     """The page's example: the runs of MINIBATCH_RUNS, summarised."""
     # --8<-- [start:minibatch]
-    runs = {
-        "SGD, lr 0.05": ("sgd", 0.05, 0.0, False),
-        "SGD, lr 0.5": ("sgd", 0.5, 0.0, False),
-        "SGD, lr 0.5 decayed to 0": ("sgd", 0.5, 0.0, True),
-        "momentum 0.9, lr 0.05": ("sgd", 0.05, 0.9, False),
-        "Adam, lr 0.05": ("adam", 0.05, 0.0, False),
-        "Adam, lr 0.05 decayed to 0": ("adam", 0.05, 0.0, True),
+    runs = {  # optimizer, learning rate, momentum, decay, batch size
+        "SGD, lr 0.05": ("sgd", 0.05, 0.0, False, 10),
+        "SGD, lr 0.5": ("sgd", 0.5, 0.0, False, 10),
+        "SGD, lr 0.5 decayed to 0": ("sgd", 0.5, 0.0, True, 10),
+        "SGD, lr 0.5, batches of 40": ("sgd", 0.5, 0.0, False, 40),
+        "momentum 0.9, lr 0.05": ("sgd", 0.05, 0.9, False, 10),
+        "Adam, lr 0.05": ("adam", 0.05, 0.0, False, 10),
+        "Adam, lr 0.05 decayed to 0": ("adam", 0.05, 0.0, True, 10),
     }
     print("excess loss after step:        100      300   (mean of the last 100)")
-    for name, (optimizer, lr, momentum, decay) in runs.items():
-        excess = minibatch_run(optimizer, lr, momentum, decay)
+    for name, (optimizer, lr, momentum, decay, batch) in runs.items():
+        excess = minibatch_run(optimizer, lr, momentum, decay, batch=batch)
         print(f"{name:27s} {excess[99]:9.2e} {excess[299]:9.2e}   {excess[-100:].mean():9.2e}")
     # --8<-- [end:minibatch]
 
