@@ -1,4 +1,4 @@
-"""Everything docs/part-3/optimizers.md draws or includes."""
+"""Everything docs/part-3/optimizers.md and optimizers-in-depth.md draw or include."""
 
 from __future__ import annotations
 
@@ -108,74 +108,6 @@ def descent_explorer() -> Explorer:
     return build("descent", caption, controls, draw, shared)
 
 
-# --8<-- [start:two-weights]
-def two_weights(decoupled, sigma, steps, runs=1, seed=0):
-    """Two weights pulled towards 1 by L(w) = (100 (w0 - 1)^2 + 0.01 (w1 - 1)^2) / 2, trained by Adam with an
-    L2 term (decoupled=False) or by AdamW (decoupled=True), lam = 0.1 and lr = 0.01, with noise of size sigma
-    added to each gradient entry. Returns w after every step and the optimizer's sqrt(v-hat) after the last,
-    each averaged over ``runs`` independent runs."""
-    import numpy as np
-
-    from transformer_math.optim import Adam, AdamW
-
-    a, lam, lr = np.array([100.0, 0.01]), 0.1, 0.01
-    rng = np.random.default_rng(seed)
-    w = np.zeros((runs, 2))  # independent runs side by side: Adam works entry by entry
-    opt = AdamW([w], lr=lr, weight_decay=lam) if decoupled else Adam([w], lr=lr)
-    path = []
-    for _ in range(steps):
-        g = a * (w - 1) + sigma * rng.normal(size=w.shape)
-        opt.step([g] if decoupled else [g + lam * w])  # L2: lam * w joins the gradient, and so m and v
-        path.append(w.mean(axis=0))
-    v_hat = opt.v[0] / (1 - opt.beta2**opt.t)
-    return np.array(path), np.sqrt(v_hat).mean(axis=0)
-
-
-# --8<-- [end:two-weights]
-
-
-def adamw_fixed_point() -> None:
-    """The page's example: where Adam with an L2 term and AdamW settle with noisy gradients. It prints what
-    the page shows; the page's block is this body after the function above."""
-    # --8<-- [start:adamw-fixed-point]
-    import numpy as np
-
-    a, lam, sigma = np.array([100.0, 0.01]), 0.1, np.array([1.0, 0.1])
-    l2 = two_weights(decoupled=False, sigma=sigma, steps=2500, runs=200)[0][-1]
-    path, root_v_hat = two_weights(decoupled=True, sigma=sigma, steps=2500, runs=200)
-    decoupled = path[-1]
-    print(
-        "Adam + L2, mean of 200 runs:", np.round(l2, 3), "  L2 optimum a / (a + lam):      ", np.round(a / (a + lam), 3)
-    )
-    print(
-        "AdamW,     mean of 200 runs:",
-        np.round(decoupled, 3),
-        "  fixed point a / (a + lam sigma):",
-        np.round(a / (a + lam * sigma), 3),
-    )
-    print("AdamW's sqrt(v hat) after 2,500 steps:", np.round(root_v_hat, 2), "  sigma:", sigma)
-    # --8<-- [end:adamw-fixed-point]
-
-
-@figure("adamw-exact")
-def adamw_exact() -> Figure:
-    """The flat weight w1 under Adam + L2 and AdamW with exact gradients, over 20,000 steps."""
-    fig = Figure(figsize=(7, 3.2), layout="constrained")
-    ax = fig.subplots()
-    shown = np.unique(np.geomspace(1, 20_000, 300).astype(int)) - 1  # 300 steps, evenly spread on the log axis
-    for colour, decoupled, name in [("C0", False, "Adam + L2 (λ = 0.1)"), ("C1", True, "AdamW (λ = 0.1)")]:
-        ax.semilogx(shown + 1, two_weights(decoupled, 0.0, 20_000)[0][shown, 1], color=colour, label=name)
-    ax.axhline(0.01 / 0.11, color="C0", ls=":", lw=1)
-    ax.axhline(1.0, color="C1", ls=":", lw=1)
-    ax.text(1.2, 0.13, "L2 optimum 0.0909", color="C0", fontsize=8)
-    ax.text(1.2, 0.93, "the loss's minimum, 1", color="C1", fontsize=8)
-    ax.set_xlabel("step")
-    ax.set_ylabel("flat weight w₁")
-    ax.legend(fontsize=8, loc="center right")
-    ax.set_title("Exact gradients: AdamW reaches the loss's own minimum, slowly", fontsize=10)
-    return fig
-
-
 # --8<-- [start:minibatch-run]
 def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0, batch=10):
     """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (Hessian
@@ -257,3 +189,52 @@ def minibatch_regression() -> Figure:
     right.set_title("momentum and Adam", fontsize=10)
     fig.suptitle("Linear regression on mini-batches of 10, condition number about 100")
     return fig
+
+
+def heavy_ball() -> None:
+    """The deeper page's example: steps to a loss below 1e-6 on the valley, plain, with a guessed momentum and
+    with Polyak's tuned heavy ball."""
+    # --8<-- [start:heavy-ball]
+    import numpy as np
+
+    from transformer_math.optim import SGD
+
+    curvature, minimum = np.array([1.0, 25.0]), np.array([2.0, 1.0])
+    lam_min, lam_max = curvature.min(), curvature.max()
+    rk = np.sqrt(lam_max / lam_min)  # the square root of the condition number, 5
+
+    def steps_to_converge(lr, mu):
+        p = np.array([-4.0, -1.0])
+        opt = SGD([p], lr=lr, momentum=mu)
+        for step in range(1, 10_001):
+            opt.step([curvature * (p - minimum)])
+            if 0.5 * np.sum(curvature * (p - minimum) ** 2) < 1e-6:
+                return step
+
+    runs = [
+        ("plain, best fixed step", 2 / (lam_min + lam_max), 0.0),
+        ("momentum, a guess", 0.05, 0.7),
+        ("heavy ball, tuned", 4 / (np.sqrt(lam_min) + np.sqrt(lam_max)) ** 2, ((rk - 1) / (rk + 1)) ** 2),
+    ]
+    for name, lr, mu in runs:
+        print(f"{name:23s} lr = {lr:.4f}, mu = {mu:.3f}: {steps_to_converge(lr, mu)} steps")
+    # --8<-- [end:heavy-ball]
+
+
+def adam_bound() -> None:
+    """The deeper page's example: Adam's normalised step m-hat / sqrt(v-hat) for a gradient that grows 11% a step,
+    against the Cauchy-Schwarz bound."""
+    # --8<-- [start:adam-bound]
+    import numpy as np
+
+    b1, b2 = 0.9, 0.999
+    bound = (1 - b1) / np.sqrt((1 - b2) * (1 - b1**2 / b2))
+    m = v = 0.0
+    for t in range(1, 3001):
+        g = (b2 / b1) ** t  # grows by b2 / b1 = 1.11 a step: the case of equality in Cauchy-Schwarz
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g**2
+        if t in (1, 100, 1000, 3000):
+            step = (m / (1 - b1**t)) / np.sqrt(v / (1 - b2**t))
+            print(f"step {t:3d}: m hat / sqrt(v hat) = {step:.2f}")
+    print(f"bound: {bound:.2f}")
+    # --8<-- [end:adam-bound]

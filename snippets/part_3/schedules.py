@@ -25,6 +25,7 @@ def spike_run(optimizer="adam", spike=True, clip=None, steps=1000, seed=0):
     from transformer_math.optim import SGD, Adam, clip_grad_norm
 
     rng = np.random.default_rng(seed)
+    corruption = np.random.default_rng(seed + 1).normal(size=32)  # its own generator: every run sees the same batches
     X = rng.normal(size=(1000, 10))
     y = X @ rng.normal(size=10) + 0.5 * rng.normal(size=1000)
     w = np.zeros(10)
@@ -32,7 +33,7 @@ def spike_run(optimizer="adam", spike=True, clip=None, steps=1000, seed=0):
     losses, moves, v_size = [], [], []
     for t in range(steps):
         batch = rng.integers(1000, size=32)
-        target = y[batch] + (1000.0 * rng.normal(size=32) if spike and t == 100 else 0.0)
+        target = y[batch] + (1000.0 * corruption if spike and t == 100 else 0.0)
         g = X[batch].T @ (X[batch] @ w - target) / 32  # the mini-batch gradient of half the mean squared error
         if clip is not None:
             (g,), _ = clip_grad_norm([g], max_norm=clip)  # clip first, then step
@@ -127,8 +128,22 @@ def warmup_run(warmup_steps, seed=0, steps=300, peak_lr=0.1):
 
 
 def warmup() -> None:
-    """The page's example: the same run with and without warm-up, for three seeds and two peaks."""
+    """The page's example: the same run with and without warm-up at a high peak, for three seeds."""
     # --8<-- [start:warmup]
+    for seed in range(3):
+        for warm in (0, 30):
+            losses = warmup_run(warm, seed, peak_lr=0.1)
+            first = " ".join(f"{loss:.2f}" for loss in losses[:4])
+            print(
+                f"seed {seed}, warm-up {warm:2d}: loss at steps 0-3 {first}, worst of the first 100 {losses[:100].max():.2f},"
+                f" mean of the last 50 {losses[-50:].mean():.3f}"
+            )
+    # --8<-- [end:warmup]
+
+
+def warmup_peaks() -> None:
+    """The deeper page's example: warm-up at a high and at a lower peak learning rate, for three seeds."""
+    # --8<-- [start:warmup-peaks]
     for peak_lr in (0.1, 0.01):
         for seed in range(3):
             for warm in (0, 30):
@@ -137,7 +152,7 @@ def warmup() -> None:
                     f"peak {peak_lr:<4}, seed {seed}, warm-up {warm:2d}: worst of the first 100 {losses[:100].max():5.2f},"
                     f" mean of the last 50 {losses[-50:].mean():.3f}"
                 )
-    # --8<-- [end:warmup]
+    # --8<-- [end:warmup-peaks]
 
 
 # --8<-- [start:inverse-sqrt]
