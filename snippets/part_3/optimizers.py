@@ -44,9 +44,10 @@ def descend(optimizer, lr, steps=50):
 def valley() -> None:
     """The page's example: plain SGD, momentum and Adam on the valley, and Adam settling with exact gradients."""
     # --8<-- [start:valley]
-    for optimizer, lr, steps in [("sgd", 0.01, 50), ("momentum", 0.01, 50), ("adam", 0.3, 50), ("adam", 0.3, 200)]:
+    runs = [("sgd", 0.075, 50), ("sgd", 0.085, 50), ("sgd", 0.01, 50), ("momentum", 0.01, 50)]
+    for optimizer, lr, steps in runs + [("adam", 0.3, 50), ("adam", 0.3, 200)]:
         path, losses = descend(optimizer, lr, steps)
-        print(f"{optimizer:8s} lr = {lr:<4}  loss after {steps:3d} steps: {losses[-1]:.3g}")
+        print(f"{optimizer:8s} lr = {lr:<5}  loss after {steps:3d} steps: {losses[-1]:.3g}")
     # --8<-- [end:valley]
 
 RATES = [0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.079, 0.085, 0.1, 0.15, 0.3, 0.5, 1.0]
