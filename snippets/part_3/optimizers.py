@@ -1,4 +1,4 @@
-"""Everything docs/part-3/optimizers.md and optimizers-in-depth.md draw or include."""
+"""Everything docs/part-3/optimizers.md draws or includes."""
 
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ def valley() -> None:
         path, losses = descend(optimizer, lr, steps)
         print(f"{optimizer:8s} lr = {lr:<5}  loss after {steps:3d} steps: {losses[-1]:.3g}")
     # --8<-- [end:valley]
+
 
 RATES = [0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.079, 0.085, 0.1, 0.15, 0.3, 0.5, 1.0]
 OPTIMIZERS = {"sgd": "SGD", "momentum": "SGD with momentum 0.9", "adam": "Adam"}
@@ -190,52 +191,3 @@ def minibatch_regression() -> Figure:
     right.set_title("momentum and Adam", fontsize=10)
     fig.suptitle("Linear regression on mini-batches of 10, condition number about 100")
     return fig
-
-
-def heavy_ball() -> None:
-    """The deeper page's example: steps to a loss below 1e-6 on the valley, plain, with a guessed momentum and
-    with Polyak's tuned heavy ball."""
-    # --8<-- [start:heavy-ball]
-    import numpy as np
-
-    from transformer_math.optim import SGD
-
-    curvature, minimum = np.array([1.0, 25.0]), np.array([2.0, 1.0])
-    lam_min, lam_max = curvature.min(), curvature.max()
-    rk = np.sqrt(lam_max / lam_min)  # the square root of the condition number, 5
-
-    def steps_to_converge(lr, mu):
-        p = np.array([-4.0, -1.0])
-        opt = SGD([p], lr=lr, momentum=mu)
-        for step in range(1, 10_001):
-            opt.step([curvature * (p - minimum)])
-            if 0.5 * np.sum(curvature * (p - minimum) ** 2) < 1e-6:
-                return step
-
-    runs = [
-        ("plain, best fixed step", 2 / (lam_min + lam_max), 0.0),
-        ("momentum, a guess", 0.05, 0.7),
-        ("heavy ball, tuned", 4 / (np.sqrt(lam_min) + np.sqrt(lam_max)) ** 2, ((rk - 1) / (rk + 1)) ** 2),
-    ]
-    for name, lr, mu in runs:
-        print(f"{name:23s} lr = {lr:.4f}, mu = {mu:.3f}: {steps_to_converge(lr, mu)} steps")
-    # --8<-- [end:heavy-ball]
-
-
-def adam_bound() -> None:
-    """The deeper page's example: Adam's normalised step m-hat / sqrt(v-hat) for a gradient that grows 11% a step,
-    against the Cauchy-Schwarz bound."""
-    # --8<-- [start:adam-bound]
-    import numpy as np
-
-    b1, b2 = 0.9, 0.999
-    bound = (1 - b1) / np.sqrt((1 - b2) * (1 - b1**2 / b2))
-    m = v = 0.0
-    for t in range(1, 3001):
-        g = (b2 / b1) ** t  # grows by b2 / b1 = 1.11 a step: the case of equality in Cauchy-Schwarz
-        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g**2
-        if t in (1, 100, 1000, 3000):
-            step = (m / (1 - b1**t)) / np.sqrt(v / (1 - b2**t))
-            print(f"step {t:3d}: m hat / sqrt(v hat) = {step:.2f}")
-    print(f"bound: {bound:.2f}")
-    # --8<-- [end:adam-bound]
