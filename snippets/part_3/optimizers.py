@@ -112,10 +112,10 @@ def descent_explorer() -> Explorer:
 
 # --8<-- [start:minibatch-run]
 def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0, batch=10):
-    """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (Hessian
-    eigenvalues 1 to 0.01), trained on mini-batches of ``batch`` by "sgd" (with ``momentum``) or "adam",
-    with the learning rate constant or decayed linearly to 0. Returns the excess loss L(w) - L(w_best) on
-    all the data after every step."""
+    """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (curvatures
+    1 to 0.01), trained on mini-batches of ``batch`` by "sgd" (with ``momentum``) or "adam", with the
+    learning rate constant or decayed linearly to 0. Returns the excess loss L(w) - L(w_best) on all the
+    data after every step."""
     import numpy as np
 
     from transformer_math.optim import SGD, Adam
@@ -123,18 +123,21 @@ def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0, b
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(1000, 10)) * np.logspace(0, -1, 10)
     y = X @ rng.normal(size=10) + 0.5 * rng.normal(size=1000)
-    w_best = np.linalg.lstsq(X, y, rcond=None)[0]  # the least-squares minimum
-    H = X.T @ X / 1000  # the Hessian of the loss: the excess loss is (w - w_best) H (w - w_best) / 2
+
+    def loss(w):
+        return 0.5 * np.mean((X @ w - y) ** 2)
+
+    w_best = np.linalg.lstsq(X, y, rcond=None)[0]  # the minimum of the loss
     w = np.zeros(10)
     opt = Adam([w], lr=lr) if optimizer == "adam" else SGD([w], lr=lr, momentum=momentum)
     excess = []
     for t in range(steps):
         rows = rng.integers(1000, size=batch)
-        g = X[rows].T @ (X[rows] @ w - y[rows]) / batch  # a noisy, unbiased estimate of the gradient
+        g = X[rows].T @ (X[rows] @ w - y[rows]) / batch  # the gradient of the batch's loss
         if decay:
             opt.lr = lr * (1 - t / steps)
         opt.step([g])
-        excess.append(0.5 * (w - w_best) @ H @ (w - w_best))
+        excess.append(loss(w) - loss(w_best))
     return np.array(excess)
 
 
@@ -153,7 +156,7 @@ MINIBATCH_RUNS = {
 def minibatch() -> None:
     """The page's example: the runs of MINIBATCH_RUNS, summarised."""
     # --8<-- [start:minibatch]
-    runs = {  # optimizer, learning rate, momentum, decay, batch size
+    runs = {
         "SGD, lr 0.05": ("sgd", 0.05, 0.0, False, 10),
         "SGD, lr 0.5": ("sgd", 0.5, 0.0, False, 10),
         "SGD, lr 0.5 decayed to 0": ("sgd", 0.5, 0.0, True, 10),
