@@ -192,7 +192,7 @@ class Value:
     # --8<-- [end:functions]
 
     # --8<-- [start:derived]
-    # Everything else is built from the operations above, so it needs no backward rule of its own.
+    # built from the operations above: no backward rules of their own
     def __neg__(self):  # -a
         return self * -1
 
@@ -237,22 +237,22 @@ class Value:
         >>> x.grad                                # 0 + 1 + ... + 1999
         1999000.0
         """
-        # Topological order: every value listed after all the values it was computed from.
+        # topological order: every value after the values it was computed from
         order, seen = [], set()
         stack = [(self, False)]
         while stack:
             v, parents_listed = stack.pop()
             if parents_listed:
-                order.append(v)  # all of v's parents are already in the list
+                order.append(v)  # its parents are all listed
             elif id(v) not in seen:
                 seen.add(id(v))
-                stack.append((v, True))  # come back to v once its parents are done
+                stack.append((v, True))  # back to v once its parents are done
                 stack.extend((parent, False) for parent in v.parents)
 
         for v in order:
-            v.grad = 0.0  # start clean, so calling backward twice gives the same grads
+            v.grad = 0.0  # so that a second call gives the same grads
         self.grad = 1.0  # d self / d self
-        for v in reversed(order):  # outputs before inputs: each grad is complete before it is passed on
+        for v in reversed(order):  # each grad complete before it is passed on
             v._backward()
 
     # --8<-- [end:backward]
