@@ -35,11 +35,15 @@ def test_prose_reads_at_100_words_a_minute_and_inline_math_counts_as_words():
 
 
 def test_a_formula_with_a_less_than_sign_is_read_whole():
-    assert reading("It converges when $\\eta < 2/a$ and diverges when $\\eta > 2/a$, always.").core == pytest.approx(6.6)
+    assert reading("It converges when $\\eta < 2/a$ and diverges when $\\eta > 2/a$, always.").core == pytest.approx(
+        6.6
+    )
 
 
 def test_a_figure_is_free_even_when_its_alt_text_holds_brackets():
-    assert reading("![The embedding W_E[t] of token t, drawn](fig.svg#only-light)\n\nTwo words.").core == pytest.approx(1.2)
+    assert reading("![The embedding W_E[t] of token t, drawn](fig.svg#only-light)\n\nTwo words.").core == pytest.approx(
+        1.2
+    )
 
 
 def test_a_display_formula_takes_15_seconds_and_its_tex_is_not_read_as_words():

@@ -18,7 +18,13 @@ PROGRAM = [
     'print("Matrix Multiplication:\\n", A @ B)',
     'print("Transpose:\\n", A.T)',
 ]
-OUTPUTS = ["[[ 6  8]\n [10 12]]", "[[-4 -4]\n [-4 -4]]", "[[ 5 12]\n [21 32]]", "[[19 22]\n [43 50]]", "[[1 3]\n [2 4]]"]
+OUTPUTS = [
+    "[[ 6  8]\n [10 12]]",
+    "[[-4 -4]\n [-4 -4]]",
+    "[[ 5 12]\n [21 32]]",
+    "[[19 22]\n [43 50]]",
+    "[[1 3]\n [2 4]]",
+]
 FENCES = re.compile(r"^```python\n(.*?)^```\n\n```output\n(.*?)^```", re.S | re.M)
 
 
