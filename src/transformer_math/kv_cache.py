@@ -32,12 +32,16 @@ from transformer_math.model import check_model_inputs, n_layers_of
 __all__ = ["kv_cache", "forward_cached"]
 
 
+# --8<-- [start:kv_cache]
 def kv_cache(params, max_len):
     """An empty cache of keys and values for a model of ``params``, for at most ``max_len`` tokens."""
     max_len = check_integer(max_len, "max_len", minimum=1)
     if "W_P" in params and max_len > len(params["W_P"]):
         raise ValueError(f"max_len = {max_len} is longer than the n_ctx = {len(params['W_P'])} positions of W_P")
     return {"keys": [None] * n_layers_of(params), "values": [None] * n_layers_of(params), "max_len": max_len}
+
+
+# --8<-- [end:kv_cache]
 
 
 def check_cache(cache, params, n_new) -> int:
