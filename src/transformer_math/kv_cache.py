@@ -16,8 +16,10 @@ Example
 >>> from transformer_math.kv_cache import forward_cached, kv_cache
 >>> params = init_params(vocab_size=5, d_model=8, d_ff=16, n_layers=2)
 >>> cache = kv_cache(params, max_len=4)
->>> forward_cached(params, [0, 1, 2], 2, cache).shape, cache["keys"][0].shape   # (heads, tokens, d_head)
-((3, 5), (2, 3, 4))
+>>> forward_cached(params, [0, 1, 2], 2, cache).shape   # the prompt: 3 rows of logits
+(3, 5)
+>>> forward_cached(params, [3], 2, cache).shape         # then one token: one row, the 3 before it cached
+(1, 5)
 """
 
 from __future__ import annotations
