@@ -17,7 +17,7 @@ from transformer_math.model import forward, init_params
 @functools.cache  # both themes draw the same measurement: time once per build
 # --8<-- [start:decoding-times]
 def decoding_times(lengths=(16, 32, 64, 128, 256, 512, 1024), repeat=7):
-    """Milliseconds to decode the token at position n, for each n of ``lengths``: the whole sequence through
+    """Milliseconds to decode the last of n tokens, for each n of ``lengths``: the whole sequence through
     ``forward``, or the one new row through ``forward_cached`` with the n - 1 earlier tokens in the cache.
     Each the fastest of ``repeat`` runs (the least disturbed by whatever else the machine does)."""
     params = init_params(vocab_size=65, d_model=64, d_ff=256, seed=0, n_layers=2)
@@ -45,7 +45,7 @@ def decoding_times(lengths=(16, 32, 64, 128, 256, 512, 1024), repeat=7):
 @figure("kv-cache-times")
 # --8<-- [start:kv-cache-times]
 def kv_cache_times() -> Figure:
-    """Time per new token against the position n, with and without the cache, on logarithmic axes."""
+    """Time per new token against the length n of the text, with and without the cache, on logarithmic axes."""
     lengths, without, with_cache = decoding_times()
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
@@ -56,7 +56,7 @@ def kv_cache_times() -> Figure:
                 textcoords="offset points", ha="right", fontsize=9)  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("position n of the new token")
+    ax.set_xlabel("n, the tokens so far")
     ax.set_ylabel("milliseconds per new token")
     ax.set_title("2 blocks, d = 64, 4 heads, float64: measured when this page was built", fontsize=10)
     ax.legend(fontsize=9, loc="upper left")

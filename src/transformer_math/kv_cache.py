@@ -1,10 +1,11 @@
 r"""The KV cache: decode one new token at a time, keeping every block's keys and values.
 
-For the token at position $n$, running the whole sequence again computes $n$ rows through every matrix and
-$n^2$ attention scores, though the causal mask leaves rows $0 .. n - 1$ exactly as they were. The new row needs
-only the *keys and values* of the earlier rows, never their queries; kept per block,
+For a text of $n$ tokens, running the whole text again computes $n$ rows through every matrix and $n^2$
+attention scores, though the causal mask leaves every row but the last exactly as it was the step before.
+The last row needs only the *keys and values* of the rows before it, never their queries; kept per block,
+one row more per token ($k$, $v$ the new token's),
 
-$$K_{0..n} = \begin{pmatrix} K_{0..n-1} \\ k_n \end{pmatrix}, \qquad V_{0..n} = \begin{pmatrix} V_{0..n-1} \\ v_n \end{pmatrix},$$
+$$K \leftarrow \begin{pmatrix} K \\ k \end{pmatrix}, \qquad V \leftarrow \begin{pmatrix} V \\ v \end{pmatrix},$$
 
 a new token costs one row through the matrices and $n$ scores. This is how models are run, GPT-2's own code
 included (its ``past`` and ``present``); it changes no weight and no output, only the work.
