@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.checks import check_generator, check_in_range, check_integer, float_array, token_ids
-from transformer_math.model import check_model_inputs, check_params, forward
 from transformer_math.kv_cache import forward_cached
 from transformer_math.kv_cache import kv_cache as new_kv_cache
+from transformer_math.model import check_model_inputs, check_params, forward
 from transformer_math.softmax import check_rows, softmax
 
 __all__ = ["sampling_distribution", "sample_token", "generate"]

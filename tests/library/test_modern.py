@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from transformer_math.model import forward, init_params
 from transformer_math.kv_cache import forward_cached, kv_cache
+from transformer_math.model import forward, init_params
 from transformer_math.modern import apply_rope, rms_norm, silu, swiglu
 from transformer_math.sample import generate
 
