@@ -144,7 +144,7 @@ def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0, b
 # --8<-- [end:minibatch-run]
 
 MINIBATCH_RUNS = {
-    "SGD, η = 0.05": ("sgd", 0.05, 0.0, False),
+    "SGD, η = 0.2": ("sgd", 0.2, 0.0, False),
     "SGD, η = 0.5": ("sgd", 0.5, 0.0, False),
     "SGD, η = 0.5 decayed to 0": ("sgd", 0.5, 0.0, True),
     "momentum 0.9, η = 0.05": ("sgd", 0.05, 0.9, False),
@@ -157,7 +157,7 @@ def minibatch() -> None:
     """The page's example: the runs of MINIBATCH_RUNS, summarised."""
     # --8<-- [start:minibatch]
     runs = {
-        "SGD, lr 0.05": ("sgd", 0.05, 0.0, False, 10),
+        "SGD, lr 0.2": ("sgd", 0.2, 0.0, False, 10),
         "SGD, lr 0.5": ("sgd", 0.5, 0.0, False, 10),
         "SGD, lr 0.5 decayed to 0": ("sgd", 0.5, 0.0, True, 10),
         "SGD, lr 0.5, batches of 40": ("sgd", 0.5, 0.0, False, 40),
