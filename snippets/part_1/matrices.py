@@ -37,7 +37,7 @@ def linear_mapgrid() -> Figure:
         ax.grid(False)
     after.text(-3.3, -2.3, "rows of W = images of e1, e2", fontsize=9)
     before.text(0.1, -0.45, "area 1", color="C3", fontsize=10)
-    after.text(1.1, -0.45, f"area = det W = {np.linalg.det(W):.0f}", color="C3", fontsize=10)
+    after.text(1.1, -0.45, f"area {abs(np.linalg.det(W)):.0f}", color="C3", fontsize=10)
     return fig
 
 

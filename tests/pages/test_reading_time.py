@@ -117,7 +117,7 @@ def test_each_part_of_the_path_reads_within_its_budget(path, part, request):
 
 
 def test_the_path_reads_in_six_hours_and_with_its_labs_in_a_working_day(path, request):
-    if NOT_YET_WITHIN:
+    if NOT_YET_WITHIN and path.core_minutes() > PATH_MINUTES:  # parts over budget may still leave the total within
         request.applymarker(pytest.mark.xfail(strict=True, reason="parts not yet within their budgets"))
     labs = sum(lab.minutes for lab in path.path_labs())
     assert path.core_minutes() <= PATH_MINUTES and path.core_minutes() + labs <= DAY_MINUTES
