@@ -2,10 +2,10 @@ r"""Decoding: the distribution of the next token, drawing from it, and generatin
 
 The model's last position gives logits $z$ for the next token; it is drawn from
 
-$$p = \operatorname{softmax}(z / T),$$
+$$p = \operatorname{softmax}(z / \tau),$$
 
 optionally truncated to the $k$ most probable tokens (top-$k$) or to the fewest whose probabilities add
-up to $p$ (nucleus, top-$p$), and renormalised. $T \to 0$ puts all the probability on the largest logit
+up to $p$ (nucleus, top-$p$), and renormalised. $\tau \to 0$ puts all the probability on the largest logit
 (greedy decoding). A logit of $-\infty$ is a masked token: it gets probability exactly 0.
 
 Example
@@ -45,10 +45,10 @@ def check_sampling(logits, temperature, top_k, top_p) -> tuple[np.ndarray, float
 
 # --8<-- [start:sampling_distribution]
 def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
-    r"""The distribution the next token is drawn from: $\operatorname{softmax}(z / T)$, optionally truncated.
+    r"""The distribution the next token is drawn from: $\operatorname{softmax}(z / \tau)$, optionally truncated.
 
-    * ``temperature`` $T$: below 1 sharpens the distribution, above 1 flattens it; $T = 0$ is the
-      limit $T \to 0$, all the probability on the largest logit (greedy decoding).
+    * ``temperature`` $\tau$: below 1 sharpens the distribution, above 1 flattens it; $\tau = 0$ is the
+      limit $\tau \to 0$, all the probability on the largest logit (greedy decoding).
     * ``top_k``: keep only the $k$ most probable tokens.
     * ``top_p`` (nucleus sampling): keep the fewest most probable tokens whose probabilities add up to at
       least $p$.
@@ -60,7 +60,7 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
     logits : array_like
         Shape ``(V,)``, the scores of the next token.
     temperature : float, default 1.0
-        $T \geq 0$.
+        $\tau \geq 0$.
     top_k : int, optional
         $1 \leq k \leq V$.
     top_p : float, optional
@@ -84,12 +84,12 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
     [0.7311 0.2689 0.     0.    ]
     """
     z, temperature = check_sampling(logits, temperature, top_k, top_p)
-    if temperature == 0:  # the limit T -> 0: all the probability on the largest logit (split between ties)
+    if temperature == 0:  # the limit tau -> 0: all the probability on the largest logit (split between ties)
         return softmax(np.where(z == z.max(), 0.0, -np.inf).astype(z.dtype))
     if top_k is not None:
         kept = np.argsort(-z, kind="stable")[: int(top_k)]  # the k largest (ties: the lower id)
         z = np.where(np.isin(np.arange(z.size), kept), z, -np.inf)
-    p = softmax(z, temperature=temperature)  # softmax(z / T), stable for any T > 0
+    p = softmax(z, temperature=temperature)  # softmax(z / tau), stable for any tau > 0
     if top_p is not None:
         order = np.argsort(-p, kind="stable")
         before = np.cumsum(p[order]) - p[order]  # probability of the tokens ranked above each one

@@ -11,7 +11,7 @@ L(\theta) &= -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \\
 
 with $z$ from :func:`~transformer_math.model.forward` and $\nabla_\theta L$ from
 :func:`~transformer_math.model.loss_and_grads`, optionally with gradient clipping and a warm-up and
-cosine schedule (:mod:`transformer_math.optim`). As in GPT-2 and nanoGPT, only the matrices decay
+cosine schedule (:mod:`transformer_math.optim`). As in the first GPT and nanoGPT, only the matrices decay
 (:func:`make_optimizer`).
 
 Example
@@ -104,9 +104,9 @@ def make_windows(stream, seq_len):
 def make_optimizer(params, lr=1e-2, weight_decay=0.01):
     r"""AdamW over every array of the model ``params``, in the order of ``list(params)``, decaying only matrices.
 
-    As nanoGPT's ``configure_optimizers`` (and GPT-2, GPT-3): every array of two or more dimensions, the
-    embeddings and the weight matrices, decays by ``weight_decay``; the vectors, biases and LayerNorm
-    gains and shifts, do not. A bias or a gain has no scale to keep small, and decaying a LayerNorm gain
+    As nanoGPT's ``configure_optimizers`` and the first GPT (Radford et al., 2018: decay "on all non bias or
+    gain weights"): every array of two or more dimensions, the embeddings and the weight matrices, decays by
+    ``weight_decay``; the vectors, biases and LayerNorm gains and shifts, do not. A bias or a gain has no scale to keep small, and decaying a LayerNorm gain
     would pull it towards 0, not towards its initial 1.
 
     Examples
