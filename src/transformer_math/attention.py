@@ -150,10 +150,12 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     Raises
     ------
     ValueError
-        If ``q`` and ``k`` differ in width, ``k`` and ``v`` in length, the mask does not broadcast
-        to the scores, or a query is masked from every key.
+        If ``q``, ``k`` or ``v`` has fewer than 2 axes or an entry that is NaN or infinite, ``q`` and ``k``
+        differ in width or it is 0, there is no key, ``k`` and ``v`` differ in length, their batch axes do
+        not broadcast, the scores would overflow, the mask does not broadcast to the scores, or a query is
+        masked from every key.
     TypeError
-        If the mask is not boolean.
+        If the mask is not boolean, or ``q``, ``k`` or ``v`` is not an array of real numbers.
 
     Examples
     --------
@@ -183,8 +185,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 def split_heads(x, n_heads):
     r"""Cut the feature axis into ``n_heads`` heads: ``(..., n, d_model)`` to ``(..., h, n, d_head)``.
 
-    Head $j$ gets features $j\,d_{\text{head}}$ to $(j+1)\,d_{\text{head}} - 1$, with
-    $d_{\text{head}} = d_{\text{model}} / h$.
+    Head $\ell = 1, \dots, h$ gets features $(\ell - 1)\,d_{\text{head}}$ to $\ell\,d_{\text{head}} - 1$
+    (counted from 0), at index $\ell - 1$ of the heads axis, with $d_{\text{head}} = d_{\text{model}} / h$.
 
     Examples
     --------

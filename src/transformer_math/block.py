@@ -1,19 +1,20 @@
 r"""One pre-LayerNorm Transformer block, forward and backward, and the activations of its feed-forward layer.
 
-A block takes the residual stream $X$ of shape $(n, d)$ and adds two things to it:
+A block takes the residual stream $X_0$ of shape $(n, d)$ and adds two things to it:
 
 $$
 \begin{aligned}
-X' &= X + \operatorname{MHA}(\operatorname{LN}_1(X)) \\
+X_1 &= X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0)) \\
 &\quad \text{causal multi-head attention} \\
-X'' &= X' + \phi(\operatorname{LN}_2(X')\, W_1 + b_1)\, W_2 \\
+X_2 &= X_1 + \operatorname{act}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 \\
 &\qquad + b_2 \quad \text{feed-forward}
 \end{aligned}
 $$
 
-with $\phi$ the ReLU, or the GELU of GPT-2 (:func:`gelu`). :mod:`transformer_math.model` stacks $L$ of
-them between the embeddings and the logits; :func:`block_backward` is the chain rule through one block,
-from $\partial L / \partial X''$ back to $\partial L / \partial X$.
+with $\operatorname{act}$ the ReLU, or the GELU of GPT-2 (:func:`gelu`). :mod:`transformer_math.model` stacks
+$L$ of them between the embeddings and the logits, each block's $X_2$ the next one's $X_0$;
+:func:`block_backward` is the chain rule through one block, from $\partial L / \partial X_2$ back to
+$\partial L / \partial X_0$.
 
 Example
 -------
@@ -155,11 +156,11 @@ def activate_backward(du_out, u, activation):
 
 # --8<-- [start:block_forward]
 def block_forward(P, x, n_heads, activation="relu", residual=True):
-    r"""One pre-LN block: $X' = X + \operatorname{MHA}(\operatorname{LN}_1(X))$, $X'' = X' + \operatorname{FFN}(\operatorname{LN}_2(X'))$.
+    r"""One pre-LN block: $X_1 = X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0))$, $X_2 = X_1 + \operatorname{FFN}(\operatorname{LN}_2(X_1))$.
 
     ``P`` holds one block's arrays under the names of :data:`BLOCK_NAMES` (``W_Q``, ``ln2_g``, ...).
-    Returns $X''$ and the intermediate arrays the backward pass needs. Parts can be left out, to measure
-    what each buys: without ``W_1`` the block is attention only ($X'' = X'$), without ``ln1_g`` it has no
+    Returns $X_2$ and the intermediate arrays the backward pass needs. Parts can be left out, to measure
+    what each buys: without ``W_1`` the block is attention only ($X_2 = X_1$), without ``ln1_g`` it has no
     LayerNorm, and ``residual=False`` replaces $X + F(X)$ by $F(X)$.
     """
     n, skip = x.shape[-2], 1.0 if residual else 0.0  # skip: the residual path, kept or cut
@@ -215,7 +216,7 @@ def layer_norm_backward(dy, x, gamma, eps=None):
     Returns
     -------
     dx, dgamma, dbeta : numpy.ndarray
-        Shapes ``x.shape``, ``(d,)`` and ``(d,)``; the gains' gradients are summed over all tokens.
+        Shapes ``x.shape``, ``(d,)`` and ``(d,)``; the gradients of $\gamma$ and $\beta$ are summed over all tokens.
 
     Examples
     --------
@@ -223,7 +224,7 @@ def layer_norm_backward(dy, x, gamma, eps=None):
     >>> from transformer_math.model import layer_norm_backward
     >>> x = np.array([[1.0, 2.0, 4.0]])
     >>> dx, dg, db = layer_norm_backward(np.ones((1, 3)), x, np.ones(3))
-    >>> print(np.abs(dx).max() < 1e-12, db)     # adding the same to every output changes nothing
+    >>> print(np.abs(dx).max() < 1e-12, db)     # sum(y) = sum(beta) whatever x: dx = 0
     True [1. 1. 1.]
     """
     dy, x, gamma, eps = check_layer_norm_backward_inputs(dy, x, gamma, eps)  # eps=None: LN_EPS, read now
@@ -253,7 +254,7 @@ def weight_grad(inputs, d_outputs):
 
 # --8<-- [start:block_backward]
 def block_backward(P, C, x, dx2, n_heads, activation="relu", residual=True):
-    r"""From $\partial L/\partial X''$ back through one block: $\partial L/\partial X$ and the block's gradients.
+    r"""From $\partial L/\partial X_2$ back through one block: $\partial L/\partial X_0$ and the block's gradients.
 
     ``P`` is the block's arrays, ``C`` the cache :func:`block_forward` returned for input ``x``. Each line
     mirrors a forward line, read from the bottom: $Y = X W$ gives $\partial L/\partial W = X^\top
