@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.attention import merge_heads, positional_encoding, scaled_dot_product_attention, split_heads
+from transformer_math.attention import _attention, _merge_heads, _split_heads, positional_encoding
 from transformer_math.block import activate, block_params, norm
 from transformer_math.checks import check_in_range, check_integer, check_no_nan, float_array, integer_array, wide
 from transformer_math.model import check_model_inputs, n_layers_of
+from transformer_math.model_checks import check_cache_belongs, check_params, model_signature
 
 __all__ = ["rms_norm", "silu", "swiglu", "apply_rope", "kv_cache", "forward_cached"]
 
@@ -72,14 +73,29 @@ def rms_norm(x, gamma=None, eps=1e-6):
     [[0.2828 0.5657 0.8485 1.6971]] 1.0
     """
     x, gamma, eps = check_rms_norm_inputs(x, gamma, eps)
-    w = wide(x)  # squares in float64 at least: float16's 300**2 would overflow
-    with np.errstate(over="ignore"):
-        mean_square = np.mean(w * w, axis=-1, keepdims=True)
-    if not np.all(np.isfinite(mean_square)):  # |x| past 1e154: divide by the largest first, as y does not change
-        c = np.max(np.abs(w), axis=-1, keepdims=True)
-        w, mean_square, eps = w / c, np.mean((w / c) ** 2, axis=-1, keepdims=True), eps / c / c
-    y = w / np.sqrt(mean_square + eps)
-    return (y if gamma is None else y * gamma).astype(x.dtype, copy=False)
+    if eps == 0 and np.any(np.all(x == 0, axis=-1)):
+        raise ValueError("rms_norm with eps=0 of a zero vector divides 0 by 0; use eps > 0")
+    return _rms_norm(x, gamma, eps)
+
+
+def _rms_norm(x, gamma=None, eps=1e-6):
+    """:func:`rms_norm` without the checks; a row whose squares overflow or vanish is divided by a power of 2 first."""
+    w = x.astype(np.promote_types(x.dtype, np.float32))  # float16 computed in float32, as PyTorch does
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # those rows are redone below
+        rms = np.sqrt(np.mean(np.square(w), axis=-1, keepdims=True) + eps)
+        bad = ~(np.isfinite(rms) & (rms >= np.sqrt(np.finfo(w.dtype).tiny / np.finfo(w.dtype).eps)))
+        y = w / rms
+    if np.any(bad):  # as normalise does for LayerNorm: x = 2**k u, rms(x) = 2**k sqrt(mean(u**2) + eps 2**(-2k))
+        rows = bad[..., 0]
+        u = w[rows].astype(np.float64)
+        k = np.frexp(np.max(np.abs(u), axis=-1, keepdims=True))[1]
+        k = np.maximum(k, np.frexp(np.sqrt(eps))[1] - 500) if eps > 0 else k
+        u = np.ldexp(u, -k)
+        y[rows] = u / np.sqrt(np.mean(u * u, axis=-1, keepdims=True) + np.ldexp(eps, -2 * k))
+    if gamma is not None:
+        y *= gamma
+    with np.errstate(over="ignore"):  # a result past float16's 65504 is inf, as in PyTorch
+        return y.astype(x.dtype, copy=False)
 
 
 # --8<-- [end:rms_norm]
@@ -96,10 +112,15 @@ def silu(x):
     >>> print(silu(np.array([-2.0, 0.0, 2.0])).round(4))
     [-0.2384  0.      1.7616]
     """
-    x = finite_floats(x, "x")
+    return _silu(finite_floats(x, "x"))
+
+
+def _silu(x):
+    """:func:`silu` without the checks; ``-inf`` gives 0 and ``inf`` gives inf, its limits."""
     e = np.exp(-np.abs(x))  # never overflows: sigma(x) = 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below
     sigma = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-    return (x * sigma).astype(x.dtype, copy=False)
+    with np.errstate(invalid="ignore"):  # -inf * 0 is NaN; silu's limit there is 0
+        return np.where(np.isneginf(x), 0.0, x * sigma).astype(x.dtype, copy=False)
 
 
 # --8<-- [end:silu]
@@ -139,8 +160,15 @@ def swiglu(x, w_gate, w_up, w_down):
     (3, 4)
     """
     x, w_gate, w_up, w_down = check_swiglu_inputs(x, w_gate, w_up, w_down)
-    with np.errstate(over="ignore", invalid="ignore"):  # a result past the float range is inf, quietly
-        return (silu(x @ w_gate) * (x @ w_up)) @ w_down
+    with np.errstate(over="ignore", invalid="ignore"):  # an intermediate past the float range is inf ...
+        gate, up = x @ w_gate, x @ w_up
+        out = (_silu(gate) * up) @ w_down
+    if np.any(np.isnan(out)):  # ... but inf * 0 or inf - inf has no value: NaN, which PyTorch returns silently
+        raise ValueError(
+            f"swiglu: x @ w_gate and x @ w_up overflow (entries up to {np.max(np.abs(gate)):g} and "
+            f"{np.max(np.abs(up)):g}) and their product has no value (inf * 0 or inf - inf); scale x down"
+        )
+    return out
 
 
 # --8<-- [end:swiglu]
@@ -198,8 +226,9 @@ def apply_rope(x, positions=None, base=10000.0):
     cos, sin = np.cos(angle), np.sin(angle)
     even, odd = wide(x[..., 0::2]), wide(x[..., 1::2])  # in float64 at least, then back to x's dtype
     out = np.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin  # the 2 x 2 rotation, pair by pair
-    out[..., 1::2] = even * sin + odd * cos
+    with np.errstate(over="ignore"):  # a result past float16's 65504 is inf, as in PyTorch
+        out[..., 0::2] = even * cos - odd * sin  # the 2 x 2 rotation, pair by pair
+        out[..., 1::2] = even * sin + odd * cos
     return out
 
 
@@ -208,16 +237,28 @@ def apply_rope(x, positions=None, base=10000.0):
 
 def kv_cache(params, max_len):
     """An empty cache of keys and values for a model of ``params``, for at most ``max_len`` tokens."""
+    check_params(params, "W_U" not in params)
     max_len = check_integer(max_len, "max_len", minimum=1)
     if "W_P" in params and max_len > len(params["W_P"]):
         raise ValueError(f"max_len = {max_len} is longer than the n_ctx = {len(params['W_P'])} positions of W_P")
-    return {"keys": [None] * n_layers_of(params), "values": [None] * n_layers_of(params), "max_len": max_len}
+    layers = n_layers_of(params)
+    return {
+        "keys": [None] * layers,
+        "values": [None] * layers,
+        "max_len": max_len,
+        "n_heads": None,
+        "model": model_signature(params),
+    }  # what the cache belongs to, checked at each use
 
 
-def check_cache(cache, params, n_new) -> int:
-    """The number of tokens ``cache`` already holds, after checking ``n_new`` more fit in it."""
-    if not isinstance(cache, dict) or "keys" not in cache or len(cache["keys"]) != n_layers_of(params):
-        raise TypeError(f"cache must be made by kv_cache for this model, got {type(cache).__name__}")
+def check_cache(cache, params, n_new, n_heads) -> int:
+    """The number of tokens ``cache`` already holds, after checking it belongs to this model and these heads,
+    and that ``n_new`` more fit in it."""
+    if not isinstance(cache, dict) or not {"keys", "values", "max_len", "n_heads", "model"} <= set(cache):
+        raise TypeError(f"cache must be made by kv_cache(params, max_len), got {type(cache).__name__}")
+    check_cache_belongs(cache, params, "kv_cache")
+    if cache["n_heads"] not in (None, n_heads):
+        raise ValueError(f"cache holds the keys of {cache['n_heads']} heads, but n_heads = {n_heads}")
     start = 0 if cache["keys"][0] is None else cache["keys"][0].shape[-2]
     if start + n_new > cache["max_len"]:
         raise ValueError(
@@ -251,23 +292,31 @@ def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embedd
     tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings)
     if tokens.ndim != 1:
         raise ValueError(f"forward_cached takes one sequence, tokens of shape (m,), got shape {tokens.shape}")
-    start, m, d = check_cache(cache, params, len(tokens)), len(tokens), params["W_E"].shape[1]
+    check_cache(cache, params, len(tokens), n_heads)
+    return _forward_cached(params, tokens, n_heads, cache, activation, tie_embeddings)
+
+
+def _forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embeddings=False):
+    """:func:`forward_cached` without the checks."""
+    start = 0 if cache["keys"][0] is None else cache["keys"][0].shape[-2]  # tokens already in the cache
+    m, d = len(tokens), params["W_E"].shape[1]
     pe = params["W_P"] if "W_P" in params else positional_encoding(start + m, d, dtype=params["W_E"].dtype)
     x = params["W_E"][tokens] + pe[start : start + m]
     mask = np.arange(start + m)[None, :] <= np.arange(start, start + m)[:, None]  # row i sees keys 0 .. start + i
+    cache["n_heads"] = n_heads
     for layer in range(n_layers_of(params)):
         P = block_params(params, layer)
-        a = norm(P, "ln1", x)
-        q, k, v = (split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
+        a = norm(P, "ln1", x)[0]
+        q, k, v = (_split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
         if start:  # keys and values of the earlier tokens, computed once
             k = np.concatenate([cache["keys"][layer], k], axis=-2)
             v = np.concatenate([cache["values"][layer], v], axis=-2)
         cache["keys"][layer], cache["values"][layer] = k, v
-        heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, m, d_head): m rows, not start + m
-        x = x + merge_heads(heads) @ P["W_O"]
+        heads, _ = _attention(q, k, v, mask)  # (h, m, d_head): m rows, not start + m
+        x = x + _merge_heads(heads) @ P["W_O"]
         if "W_1" in P:  # the feed-forward layer, when the block has one
-            x = x + activate(norm(P, "ln2", x) @ P["W_1"] + P["b_1"], activation) @ P["W_2"] + P["b_2"]
-    z = norm(params, "lnf", x)
+            x = x + activate(norm(P, "ln2", x)[0] @ P["W_1"] + P["b_1"], activation)[0] @ P["W_2"] + P["b_2"]
+    z = norm(params, "lnf", x)[0]
     return z @ (params["W_E"].T if tie_embeddings else params["W_U"])
 
 

@@ -403,7 +403,7 @@ def test_a_read_only_parameter_and_an_incomplete_model_are_refused():
         SGD([w], lr=0.1)
     params = init_params(vocab_size=5, d_model=8, d_ff=16)
     del params["W_U"], params["b_1"]
-    with pytest.raises(ValueError, match="params lacks b_1, W_U; make it with init_params"):
+    with pytest.raises(ValueError, match=r"params lacks params\['b_1'\], params\['W_U'\]; make it with init_params"):
         forward(params, np.array([0, 1]), n_heads=2)
 
 

@@ -31,6 +31,7 @@ from transformer_math import (
     attention,
     block,
     calculus,
+    erf,
     information,
     linalg,
     model,
@@ -642,6 +643,15 @@ SPECS |= {
         "n_layers",
         scalar_rows(OK, integer=True, zero_ok=False),
         scalar=True,
+    ),
+    "erf.erf": Spec(  # as math.erf and torch.erf: erf(+-inf) = +-1
+        erf.erf,
+        "x",
+        array_defaults(
+            **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "1e300": is_([1.0, -1.0, 1.0])},
+            **{"+inf": close([math.erf(1), 1.0, math.erf(3)]), "-inf": close([math.erf(1), -1.0, math.erf(3)])},
+        ),
+        ref=lambda x: np.vectorize(math.erf, otypes=[float])(x),
     ),
     "block.gelu": Spec(
         block.gelu,

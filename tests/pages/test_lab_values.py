@@ -55,7 +55,7 @@ def given(lab: str) -> dict:
 
 def ffn(c, P):
     """The guide's feed-forward layer, from the library's activation."""
-    return activate(c @ P["W_1"] + P["b_1"], "relu") @ P["W_2"] + P["b_2"]
+    return activate(c @ P["W_1"] + P["b_1"], "relu")[0] @ P["W_2"] + P["b_2"]
 
 
 def transformer_block(lab: dict) -> dict:
