@@ -70,9 +70,17 @@ def block_params(params, layer: int) -> dict:
 
 
 def linear(x, w, b=None):
-    """``x @ w + b`` for activations ``x`` of shape ``(..., d)``, as one matrix product over every token of every
-    sequence: BLAS does that faster than the stack of per-sequence products ``@`` makes of a 3-D ``x``."""
-    y = (x.reshape(-1, x.shape[-1]) @ w).reshape(*x.shape[:-1], w.shape[-1])
+    """``x @ w + b`` for activations ``x`` of shape ``(..., n, d)``.
+
+    NumPy multiplies a 3-D ``x`` as a stack of ``(n, d)`` products. When each of them is large enough for BLAS to
+    spread it over threads anyway (``n d d_out`` from 2**18), one product over every token of every sequence is
+    faster; small ones stay a stack, each too small to be split. ``w`` is made C-contiguous: the stack's products
+    with a transposed ``w`` (the backward pass's ``W.T``) are otherwise twice as slow."""
+    w = w if w.flags.c_contiguous else np.ascontiguousarray(w)
+    if x.ndim > 2 and x.shape[-2] * x.shape[-1] * w.shape[-1] >= 1 << 18:
+        y = (x.reshape(-1, x.shape[-1]) @ w).reshape(*x.shape[:-1], w.shape[-1])
+    else:
+        y = x @ w
     if b is not None:
         y += b  # in place: no second array of y's size
     return y

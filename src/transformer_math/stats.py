@@ -1,4 +1,4 @@
-r"""Mean, variance, standard deviation -- and Layer Normalization built from them.
+r"""Mean, variance, standard deviation -- and Layer Normalization, the same statistics taken per token.
 
 For values $x_1, \dots, x_n$:
 
