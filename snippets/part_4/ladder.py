@@ -12,8 +12,7 @@ from tools.figures import figure
 from transformer_math.data import load_text
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.model import forward, init_params, loss_and_grads
-from transformer_math.optim import AdamW
-from transformer_math.train import make_windows
+from transformer_math.train import make_optimizer, make_windows
 
 # --8<-- [start:ladder-setup]
 SEQ_LEN, D_MODEL, D_FF = 16, 32, 32  # windows of 16 characters, the training page's model widths
@@ -63,7 +62,7 @@ def train_rung(rung, seed):
     (x_train, y_train), (x_val, y_val), vocab_size = fables()
     params, n_trained = rung_params(rung, seed, vocab_size)
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=0.01)
+    optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)  # AdamW; only the matrices decay
     rng = np.random.default_rng(seed)
     options = {"n_heads": rung["n_heads"], "residual": rung["residual"]}
     for _ in range(STEPS):

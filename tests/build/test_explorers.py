@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from snippets.part_4.training import SEQ_LEN, SIZES, STREAM
 from hooks import explorers as hook
+from snippets.part_4.training import SEQ_LEN, SIZES, STREAM
 from tools import chapters, explorers
 
 chapters.import_all()  # registers every chapter's explorers
@@ -42,21 +42,9 @@ def drawn(svg: str) -> list[float]:
 
 
 def softmax_temperature(temperature: str) -> list[float]:
-    from transformer_math.information import entropy
     from transformer_math.softmax import softmax
 
-    probs = softmax(np.array([2.0, 1.0, 0.1, -1.0]), temperature=float(temperature))
-    return [*probs, entropy(probs)]
-
-
-def cross_entropy_probability(p: str) -> list[float]:
-    from transformer_math.information import cross_entropy
-
-    p = float(p)
-    prediction = [p, (1 - p) / 2, (1 - p) / 2]
-    loss = cross_entropy([1.0, 0.0, 0.0], prediction)
-    assert loss == pytest.approx(-np.log(p))  # and the library agrees with the formula -ln p
-    return [loss, *prediction]
+    return list(softmax(np.array([2.0, 1.0, 0.1, -1.0]), temperature=float(temperature)))
 
 
 def attention(query: str, causal: str, scaled: str) -> list[float]:
@@ -115,13 +103,13 @@ def induction_history() -> dict[int, tuple]:
     """The depth chapter's two-layer run retraced with the library: at every checkpoint, the loss on each
     copy of the test sequences, and layer 2's head 2 and layer 1's head 1 on the first of them."""
     from snippets.part_4.depth import BATCH, CHECKPOINTS, EVAL_T, LR, N_HEADS, SIZES, STEPS, TEST, repeated_tokens
-    from transformer_math.optim import AdamW
     from transformer_math.softmax import log_softmax
+    from transformer_math.train import make_optimizer
     from transformer_math.transformer import forward, init_params, loss_and_grads
 
     params = init_params(n_layers=2, **SIZES)
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=0.01)
+    optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)
     rng = np.random.default_rng(0)
     test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     seen = {}
@@ -153,7 +141,6 @@ def induction_formation(step: str) -> list[float]:
 # name -> (the values each frame draws, at these settings)
 EXPECTED = {
     "softmax-temperature": (softmax_temperature, [{"temperature": t} for t in ("0.3", "1.0", "5.0")]),
-    "cross-entropy-probability": (cross_entropy_probability, [{"p": p} for p in ("0.05", "0.5", "0.9")]),
     "attention": (
         attention,
         [

@@ -33,6 +33,7 @@ from transformer_math import (
     calculus,
     erf,
     information,
+    kv_cache,
     linalg,
     model,
     modern,
@@ -630,7 +631,7 @@ SPECS |= {
         array_defaults(
             **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "+inf": ValueError, "-inf": ValueError, "1e300": SAME}
         ),
-        ref=lambda g: g / max(1.0, exact_norm(g)),  # PyTorch divides by norm + 1e-6; the definition has no 1e-6
+        ref=lambda g: g * min(1.0, 1.0 / (exact_norm(g) + 1e-6)),  # as PyTorch: c / (norm + 1e-6), at most 1
     ),
     "optim.warmup_cosine": Spec(
         lambda lr: optim.warmup_cosine(0, 10, 2, lr),
@@ -693,14 +694,14 @@ SPECS |= {
             np.arange(len(x))
         ),
     ),
-    "modern.kv_cache": Spec(
-        lambda n: modern.kv_cache(PARAMS, n),
+    "kv_cache.kv_cache": Spec(
+        lambda n: kv_cache.kv_cache(PARAMS, n),
         "max_len",
         scalar_rows(OK, integer=True, zero_ok=False),
         scalar=True,
     ),
-    "modern.forward_cached": Spec(
-        lambda n: modern.forward_cached(PARAMS, np.array([0, 1]), n, modern.kv_cache(PARAMS, 4)),
+    "kv_cache.forward_cached": Spec(
+        lambda n: kv_cache.forward_cached(PARAMS, np.array([0, 1]), n, kv_cache.kv_cache(PARAMS, 4)),
         "n_heads",
         scalar_rows(OK, integer=True, zero_ok=False) | {"int": ValueError},
         scalar=True,  # 3 does not divide d = 4
@@ -789,6 +790,12 @@ SPECS |= {
             "1e-300": TypeError,
             "all equal": TypeError,
         },
+    ),
+    "train.make_optimizer": Spec(
+        lambda w: train.make_optimizer(model.init_params(4, 4, 8), weight_decay=w),
+        "weight_decay",
+        scalar_rows(OK),
+        scalar=True,
     ),
     "train.train": Spec(
         lambda m: train.train(
