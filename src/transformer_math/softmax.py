@@ -133,14 +133,9 @@ def softmax(x, axis=-1, temperature=1.0):
 def _softmax(x, axis=-1, temperature=1.0, out=None):
     """:func:`softmax` without the checks: every row of ``x`` has a finite maximum, ``temperature > 0``; ``out=x``
     computes it in place."""
-    if (
-        temperature != 1.0
-        and x.dtype != np.float64
-        and not np.finfo(x.dtype).tiny <= temperature <= np.finfo(x.dtype).max
-    ):
-        return _softmax(x.astype(np.float64), axis, temperature).astype(
-            x.dtype
-        )  # T would round to 0 or inf in x's dtype
+    finfo = np.finfo(x.dtype)
+    if x.dtype != np.float64 and not float(finfo.tiny) <= temperature <= float(finfo.max):  # T would round to 0 or
+        return _softmax(x.astype(np.float64), axis, temperature).astype(x.dtype)  # inf in x's dtype: in float64
     m = np.max(x, axis=axis, keepdims=True)  # the largest score of each row
     with np.errstate(over="ignore", invalid="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is 0
         out = np.subtract(x, m, out=out)  # the one full-size array we allocate; every entry <= 0

@@ -196,22 +196,25 @@ def train(
     names = list(params)
     optimizer = make_optimizer(params, lr=lr, weight_decay=weight_decay)  # the arrays of names, in order
     losses = []
-    for t in range(steps):  # everything was checked above: the steps run the unchecked kernels
-        if batch_size is None:
-            loss, grads = _loss_and_grads(params, tokens, targets, n_heads, *options)
-        else:
-            rows = rng.integers(0, len(tokens), size=batch_size)  # a random mini-batch of windows
-            loss, grads = _loss_and_grads(params, tokens[rows], targets[rows], n_heads, *options)
-        grads = [grads[name] for name in names]
-        if max_grad_norm is not None:
-            grads, norm = _clip_grad_norm(grads, max_grad_norm)
-        else:
-            norm = global_norm(grads)
-        check_finite_step(t, loss, norm)
-        if warmup_steps is not None:
-            optimizer.lr = warmup_cosine(t, steps, warmup_steps, peak_lr=lr)
-        optimizer._step(grads)
-        losses.append(loss)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a step that diverges is caught below
+        for t in range(steps):  # everything was checked above: the steps run the unchecked kernels
+            if batch_size is None:
+                loss, grads = _loss_and_grads(params, tokens, targets, n_heads, *options)
+            else:
+                rows = rng.integers(0, len(tokens), size=batch_size)  # a random mini-batch of windows
+                loss, grads = _loss_and_grads(params, tokens[rows], targets[rows], n_heads, *options)
+            grads = [grads[name] for name in names]
+            if max_grad_norm is not None:
+                grads, norm = _clip_grad_norm(grads, max_grad_norm)
+            else:
+                norm = global_norm(grads)
+            check_finite_step(t, loss, norm)
+            if warmup_steps is not None:
+                optimizer.lr = warmup_cosine(t, steps, warmup_steps, peak_lr=lr)
+            optimizer._step(grads)
+            losses.append(loss)
+    if not all(np.all(np.isfinite(params[name])) for name in names):  # the last update overflowed
+        raise FloatingPointError(f"step {steps - 1}: the update made a parameter inf or NaN: try a smaller lr")
     return losses
 
 

@@ -1,4 +1,4 @@
-"""L blocks and GPT-2's options (issue 38, item 1): gradients by central differences, and a PyTorch model.
+"""L blocks and GPT-2's options: gradients by central differences, and a PyTorch model.
 
 The PyTorch model below is written from ``torch.nn`` layers (``nn.Embedding``, ``nn.LayerNorm``, ``nn.Linear``,
 ``F.scaled_dot_product_attention``, ``F.gelu``), loaded with the NumPy weights, and differentiated by autograd.

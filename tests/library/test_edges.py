@@ -1,4 +1,4 @@
-"""The library at its edges (issue 23): every bad input a clear error, every edge value exact, no warning.
+"""The library at its edges: every bad input a clear error, every edge value exact, no warning.
 
 Each error test asserts the exception type and that the message names the argument and what it got.
 The value tests check the exact answers at the edges of each function's domain.

@@ -1,4 +1,4 @@
-"""Every public function against one table of inputs: dtypes, shapes and values at the edges (issue 33).
+"""Every public function against one table of inputs: dtypes, shapes and values at the edges.
 
 Each module's ``__all__`` is enumerated, and a name without a row in ``SPECS`` fails
 ``test_every_public_name_has_its_rows``: a new function cannot join the library without them. Each row's
@@ -946,7 +946,7 @@ def test_the_re_exports_are_the_same_objects():
 
 
 # Rows the table finds failing that a change cannot settle at once go here, each as a strict xfail (a row that
-# starts passing must leave). Issue 33's round two settled every one: the set is empty and should stay so.
+# starts passing must leave). Every one has been settled: the set is empty and should stay so.
 KNOWN_GAPS: set[str] = set()
 
 ROWS = [

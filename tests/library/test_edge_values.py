@@ -1,6 +1,6 @@
-"""Issue 33: the silent wrong answers, each with the value PyTorch, SciPy or exact mathematics gives.
-
-Each of these returned a wrong number (or let a RuntimeWarning out) before the fix.
+"""Values at the edges where a plain formula goes silently wrong, each against what PyTorch, SciPy or exact
+mathematics gives: overflow and underflow in softmax, exp, variance and norms, float32 kept float32, -inf as a
+mask, NaN as an error, no RuntimeWarning.
 """
 
 from __future__ import annotations
