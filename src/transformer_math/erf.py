@@ -20,6 +20,11 @@ cheapest that reaches its dtype's precision, both computed in float64:
 
 The coefficients are fitted to the exact function in 40-digit arithmetic by ``tools/fit_erf.py``.
 
+GELU's gate $\Phi$ (``_normal_cdf``) is the same formula. For float32 and float16 it is evaluated in float32
+arithmetic, as PyTorch evaluates GELU: twice as fast as in float64 on a training step's largest arrays, and
+within 3 ulp of $x\, \Phi(x)$ for $x \ge -1$; below, where $1 + \operatorname{erf}$ cancels in any precision,
+within $10^{-7} |x|$ (PyTorch's float32 GELU: $3 \times 10^{-7} |x|$).
+
 Example
 -------
 >>> import math

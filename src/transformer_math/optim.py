@@ -270,12 +270,15 @@ class AdamW(Adam):
     # --8<-- [end:AdamW]
 
 
+SMALLEST_SUM = float(np.finfo(np.float32).tiny / np.finfo(np.float32).eps)  # below: float32 squares lost digits
+
+
 def global_norm(arrays: list[np.ndarray]) -> float:
     r"""$\sqrt{\sum_i \lVert a_i \rVert^2}$ of finite arrays: by one dot product per array when no square
     overflows or underflows, else in float64 and scaled by a power of 2, as ``np.linalg.norm`` is."""
     if all(a.dtype.itemsize >= 4 for a in arrays):  # float32 and float64: one pass each, with BLAS
         total = sum(float(np.vdot(a, a)) for a in arrays)
-        if np.finfo(np.float32).tiny / np.finfo(np.float32).eps < total < math.inf:
+        if SMALLEST_SUM < total < math.inf:
             return math.sqrt(total)
     largest = max((float(np.max(np.abs(a), initial=0.0)) for a in arrays), default=0.0)
     if largest == 0:
