@@ -158,9 +158,9 @@ class Adam(Optimizer):
         always been 0 then gets the step $0 / \epsilon = 0$ instead of $0 / 0$ = nan).
 
     For float16 parameters, $m$, $v$ and the step are kept in float32 and each parameter is rounded once
-    to float16: in float16 itself $\epsilon = 10^{-8}$ rounds to 0 and $(1 - \beta_2) g^2$ underflows for any
-    $|g|$ below about 0.005, which would turn the steps into inf and NaN (mixed-precision training keeps its optimizer
-    state in float32 for the same reason).
+    to float16: in float16 itself $\epsilon = 10^{-8}$ rounds to 0 and $(1 - \beta_2) g^2$ underflows for
+    any $|g|$ below about 0.005, which would turn the steps into inf and NaN (mixed-precision training keeps
+    its optimizer state in float32 for the same reason).
 
     Examples
     --------
@@ -196,7 +196,10 @@ class Adam(Optimizer):
                 v += (1 - self.beta2) * np.square(g)  # v = beta2 v + (1 - beta2) g**2
             m_hat = m / (1 - self.beta1**self.t)  # bias correction
             v_hat = v / (1 - self.beta2**self.t)
-            p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)  # float16: computed in float32, rounded once
+            denominator = np.sqrt(v_hat)
+            denominator += self.eps  # in place, as below: the step makes no more arrays than it needs
+            m_hat /= denominator
+            p -= self.lr * m_hat  # theta - lr m_hat / (sqrt(v_hat) + eps); float16: in float32, rounded once
 
     # --8<-- [end:Adam]
 
