@@ -150,7 +150,7 @@ def run_block_backward(function, x, p, n_heads, dx2):
 def reference_block_grads(x, p, n_heads, dx2):
     x = np.asarray(x, dtype=float)
     _, cache = reference_block_forward(p, x, n_heads)
-    return reference_block_backward(p, cache, x, dx2, n_heads)
+    return reference_block_backward(p, cache, dx2, n_heads)
 
 
 def compare_block_grads(got, expected, tol):
