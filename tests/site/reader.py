@@ -35,7 +35,8 @@ COPY_BUTTON = 'button[data-md-type="copy"], button.md-clipboard'
 # A page is judged as it stands once it has settled.
 SETTLED_JS = """
 () => document.fonts.ready.then(() => new Promise(resolve =>
-  (window.requestIdleCallback || window.setTimeout)(() => resolve(true))))
+  window.requestIdleCallback ? requestIdleCallback(() => resolve(true), {timeout: 3000})
+    : setTimeout(() => resolve(true))))
 """
 
 # Runs in the page. Figures load lazily, so bring each shown one into view, as a reader scrolling
@@ -46,7 +47,7 @@ async () => {
     .filter(img => getComputedStyle(img).display !== "none");
   for (const img of shown) {
     img.scrollIntoView({block: "center"});
-    try { await img.decode(); } catch (error) { /* reported by check_figures as not loaded */ }
+    try { await Promise.race([img.decode(), new Promise(resolve => setTimeout(resolve, 10000))]); } catch (error) { /* reported by check_figures as not loaded */ }
   }
   window.scrollTo(0, 0);
   return shown.length;
