@@ -145,11 +145,6 @@ class Adam(Optimizer):
     with $m$ and $v$ starting at 0 and every operation taken entry by entry. Dividing by
     $1 - \beta^t$ (bias correction) undoes the pull towards 0 of averages that start at 0.
 
-    For float16 parameters, $m$, $v$ and the step are kept in float32 and each parameter is rounded once
-    to float16: in float16 itself $\epsilon = 10^{-8}$ rounds to 0 and $(1 - \beta_2) g^2$ underflows for
-    any $|g|$ below about 0.005, which would turn the steps into inf and NaN (mixed-precision training keeps
-    its optimizer state in float32 for the same reason).
-
     Parameters
     ----------
     params : list of numpy.ndarray
@@ -161,6 +156,13 @@ class Adam(Optimizer):
     eps : float, default 1e-8
         $\epsilon > 0$, keeps the division finite where $\hat v = 0$ (an entry whose gradient has
         always been 0 then gets the step $0 / \epsilon = 0$ instead of $0 / 0$ = nan).
+
+    Notes
+    -----
+    For float16 parameters, $m$, $v$ and the step are kept in float32 and each parameter is rounded once
+    to float16: in float16 itself $\epsilon = 10^{-8}$ rounds to 0 and $(1 - \beta_2) g^2$ underflows for
+    any $|g|$ below about 0.005, which would turn the steps into inf and NaN (mixed-precision training keeps
+    its optimizer state in float32 for the same reason).
 
     Examples
     --------
