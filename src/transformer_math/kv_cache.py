@@ -79,7 +79,7 @@ def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embedd
 
     The same blocks as :func:`~transformer_math.model.forward`, for the $m$ new rows only: each block
     appends their keys and values to the cache, and their queries attend to every key so far. A new token
-    costs $O(n\, d)$ in attention instead of the $O(n^2 d)$ of running the whole sequence again.
+    costs about $2 n d$ multiply-adds in attention instead of the $2 n^2 d$ of running the whole sequence again.
 
     Examples
     --------

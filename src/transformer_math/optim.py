@@ -200,8 +200,9 @@ class Adam(Optimizer):
             v_hat = v / (1 - self.beta2**self.t)
             denominator = np.sqrt(v_hat)
             denominator += self.eps  # in place, as below: the step makes no more arrays than it needs
+            m_hat *= self.lr  # lr m_hat first, then the division: the rounding of lr * m_hat / (...)
             m_hat /= denominator
-            p -= self.lr * m_hat  # theta - lr m_hat / (sqrt(v_hat) + eps); float16: in float32, rounded once
+            p -= m_hat  # theta - lr m_hat / (sqrt(v_hat) + eps); float16: in float32, rounded once
 
     # --8<-- [end:Adam]
 

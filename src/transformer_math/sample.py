@@ -203,8 +203,8 @@ def generate(
     ``activation`` and ``tie_embeddings`` are the model's options, as in :func:`~transformer_math.model.forward`.
 
     ``kv_cache=True`` runs the prompt once and then each new token alone, keeping every block's keys and
-    values (:func:`~transformer_math.kv_cache.forward_cached`): the same tokens, at $O(n)$ instead of
-    $O(n^2)$ attention work per token. The whole sequence must then fit in ``context``.
+    values (:func:`~transformer_math.kv_cache.forward_cached`): the same tokens, with attention work per token
+    that grows like the text's length $n$, not like $n^2$. The whole sequence must then fit in ``context``.
 
     Examples
     --------
