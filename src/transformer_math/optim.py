@@ -157,6 +157,8 @@ class Adam(Optimizer):
         $\epsilon > 0$, keeps the division finite where $\hat v = 0$ (an entry whose gradient has
         always been 0 then gets the step $0 / \epsilon = 0$ instead of $0 / 0$ = nan).
 
+    Notes
+    -----
     For float16 parameters, $m$, $v$ and the step are kept in float32 and each parameter is rounded once
     to float16: in float16 itself $\epsilon = 10^{-8}$ rounds to 0 and $(1 - \beta_2) g^2$ underflows for
     any $|g|$ below about 0.005, which would turn the steps into inf and NaN (mixed-precision training keeps
