@@ -23,7 +23,7 @@
 # Adam keeps two running averages per parameter, of the gradient $g$ and of its square, and steps by their
 # ratio, so that every entry moves by about the learning rate $\eta$ whatever the scale of its gradient:
 #
-# $$m \leftarrow \beta_1 m + (1 - \beta_1)\, g, \qquad v \leftarrow \beta_2 v + (1 - \beta_2)\, g^2 ,$$
+# $$\begin{aligned} m &\leftarrow \beta_1 m + (1 - \beta_1)\, g, \\ v &\leftarrow \beta_2 v + (1 - \beta_2)\, g^2 , \end{aligned}$$
 #
 # entry by entry, both starting at 0. You find out what starting at 0 does and how Adam undoes it, write a
 # step of Adam and one of AdamW, and predict how the two ways of decaying weights differ.

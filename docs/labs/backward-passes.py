@@ -245,7 +245,7 @@ check("layer_norm_backward", layer_norm_backward)
 #
 # Attention, in index form, for queries $i$, keys $j$ and features $c$, with a mask:
 #
-# $$\begin{aligned} S_{ij} &= \frac{1}{\sqrt{d_k}} \sum_c Q_{ic} K_{jc} \quad (-\infty \text{ where masked}), \\ P_{ij} &= \frac{e^{S_{ij}}}{\sum_{j'} e^{S_{ij'}}}, \qquad O_{ic} = \sum_j P_{ij} V_{jc} . \end{aligned}$$
+# $$\begin{aligned} S_{ij} &= \frac{1}{\sqrt{d_k}} \sum_c Q_{ic} K_{jc} \\ &\quad (-\infty \text{ where masked}), \\ P_{ij} &= \frac{e^{S_{ij}}}{\sum_{j'} e^{S_{ij'}}}, \\ O_{ic} &= \sum_j P_{ij} V_{jc} . \end{aligned}$$
 #
 # Write `attention_backward(dO, Q, K, V, mask)`: given $\bar O$, return $(\bar Q, \bar K, \bar V)$, each with the
 # shape of its input, for any leading axes (a batch, heads) and `mask=None` for no mask. Recompute what the

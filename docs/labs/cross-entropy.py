@@ -188,7 +188,7 @@ def cross_entropy_from_logits(logits, targets):
 #
 # Take the logarithm before you compute any probability:
 #
-# $$-\log \operatorname{softmax}(z)_t = -\log \frac{e^{z_t}}{\sum_j e^{z_j}} = \log \sum_j e^{z_j} - z_t ,$$
+# $$\begin{aligned} -\log \operatorname{softmax}(z)_t &= -\log \frac{e^{z_t}}{\sum_j e^{z_j}} \\ &= \log \sum_j e^{z_j} - z_t , \end{aligned}$$
 #
 # and $\log \sum_j e^{z_j} = m + \log \sum_j e^{z_j - m}$ with $m = \max_j z_j$ (the softmax lab's shift),
 # row by row. To pick $z_t$ in every row, `np.take_along_axis(z, targets[..., None], axis=-1)`.

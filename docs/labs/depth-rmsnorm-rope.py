@@ -270,7 +270,7 @@ def layer_norm_from_rms(x, gamma, eps=1e-5):
 # The variance of $x$ is the mean of the squares of $x - \mu$, so the root mean square of $x - \mu$ is the
 # standard deviation of $x$:
 #
-# $$\operatorname{LN}(x) - \beta = \gamma \odot \frac{x - \mu}{\sqrt{\operatorname{mean}\big((x - \mu)^2\big) + \varepsilon}} = \operatorname{RMSNorm}(x - \mu).$$
+# $$\begin{aligned} \operatorname{LN}(x) - \beta &= \gamma \odot \frac{x - \mu}{\sqrt{\operatorname{mean}\big((x - \mu)^2\big) + \varepsilon}} \\ &= \operatorname{RMSNorm}(x - \mu). \end{aligned}$$
 #
 # </details>
 #

@@ -190,8 +190,10 @@ def apply_rope(x, positions=None, base=10000.0):
     With $\omega_r = \text{base}^{-2r/d_{\text{head}}}$, $d_{\text{head}}$ the width of the rows (RoPE acts
     inside each head), each pair, a row vector, is multiplied by the rotation of Part I, transposed:
 
-    $$(x'_{2r},\ x'_{2r+1}) = (x_{2r},\ x_{2r+1})\, R_{i\omega_r}^\top, \qquad
-    R_\theta = \begin{pmatrix} \cos\theta & -\sin\theta \\ \sin\theta & \cos\theta \end{pmatrix}.$$
+    $$\begin{aligned}
+    (x'_{2r},\ x'_{2r+1}) &= (x_{2r},\ x_{2r+1})\, R_{i\omega_r}^\top, \\
+    R_\theta &= \begin{pmatrix} \cos\theta & -\sin\theta \\ \sin\theta & \cos\theta \end{pmatrix}.
+    \end{aligned}$$
 
     Applied to queries and keys (not values), the score of a query at $i$ and a key at $j$ is
     $q'_i\, k_j'^\top = q_i\, R^\top_{i} R_{j}\, k_j^\top$ with $R^\top_{i} R_{j}$ turning pair $r$ by
