@@ -4,16 +4,16 @@ An optimizer owns a list of parameters (NumPy float arrays) and changes them **i
 ``step(grads)`` is called with one gradient per parameter, in the same order and of the same shapes.
 In place matters: a model that holds these arrays sees the new values without being told.
 
-* :class:`SGD` -- $\theta \leftarrow \theta - \eta\, v$ with the velocity $v \leftarrow \mu v + g$
+* ``SGD`` -- $\theta \leftarrow \theta - \eta\, v$ with the velocity $v \leftarrow \mu v + g$
   (PyTorch's form of momentum; $\mu = 0$ is plain gradient descent).
-* :class:`Adam` -- Kingma & Ba (2015), Algorithm 1: running averages of $g$ and $g^2$, corrected for
+* ``Adam`` -- Kingma & Ba (2015), Algorithm 1: running averages of $g$ and $g^2$, corrected for
   their start at zero, give each entry its own step size.
-* :class:`AdamW` -- Loshchilov & Hutter (2019), Algorithm 2: Adam plus weight decay applied to the
+* ``AdamW`` -- Loshchilov & Hutter (2019), Algorithm 2: Adam plus weight decay applied to the
   parameters directly, not added to the gradient. The decay follows PyTorch's convention,
   $\theta \leftarrow \theta - \eta \lambda \theta$, where $\eta$ is the learning rate.
 
-Two helpers of larger training runs sit beside them: :func:`clip_grad_norm` scales all the gradients
-together so that their global norm is at most a bound, and :func:`warmup_cosine` gives the learning rate
+Two helpers of larger training runs sit beside them: ``clip_grad_norm`` scales all the gradients
+together so that their global norm is at most a bound, and ``warmup_cosine`` gives the learning rate
 of each step of a linear warm-up followed by a cosine decay.
 
 Example
@@ -247,7 +247,7 @@ class AdamW(Adam):
     weight_decay : float or list of float, default 0.01
         $\lambda \geq 0$: one number for every parameter, or a list of one per parameter, in the order of
         ``params`` (PyTorch's parameter groups: a 0 leaves that parameter undecayed, as the first GPT and
-        nanoGPT do for biases and LayerNorm gains; see :func:`~transformer_math.train.make_optimizer`).
+        nanoGPT do for biases and LayerNorm gains; see ``make_optimizer``).
 
     Examples
     --------
@@ -342,7 +342,7 @@ def clip_grad_norm(grads, max_norm):
 
 
 def _clip_grad_norm(grads, max_norm):
-    """:func:`clip_grad_norm` without the checks: ``grads`` finite float arrays, ``max_norm > 0``."""
+    """``clip_grad_norm`` without the checks: ``grads`` finite float arrays, ``max_norm > 0``."""
     norm = global_norm(grads)
     scale = min(1.0, max_norm / (norm + 1e-6))  # PyTorch's 1e-6: finite at norm 0
     return [g * scale for g in grads], norm  # a Python float scale keeps each gradient's dtype

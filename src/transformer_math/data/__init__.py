@@ -1,6 +1,6 @@
 r"""Small public-domain texts shipped with the library, to train the tiny Transformer on real words.
 
-The texts are UTF-8 files inside this package, read with :mod:`importlib.resources`, so they are there
+The texts are UTF-8 files inside this package, read with ``importlib.resources``, so they are there
 wherever the library is installed, with no download.
 
 * ``"aesop"`` -- eight fables of Aesop in George Fyler Townsend's translation (1867), from "The Wolf
@@ -31,7 +31,7 @@ def load_text(name="aesop"):
     Parameters
     ----------
     name : str, default "aesop"
-        One of :data:`TEXTS`.
+        One of ``TEXTS``.
 
     Returns
     -------
