@@ -129,7 +129,7 @@ def block_ablation_runs():
     """
     from transformer_math.data import load_text
     from transformer_math.information import cross_entropy_from_logits
-    from transformer_math.optim import AdamW
+    from transformer_math.train import make_optimizer
     from transformer_math.transformer import forward, init_params, loss_and_grads, make_windows
 
     text = load_text("aesop")
@@ -144,7 +144,7 @@ def block_ablation_runs():
         layer_norm = variant != "no LayerNorm"
         params = init_params(len(chars), d_model=32, d_ff=d_ff, seed=0, output_scale=0.1, layer_norm=layer_norm)
         names = list(params)
-        optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=0.01)
+        optimizer = make_optimizer(params, lr=lr, weight_decay=0.01)  # AdamW; only the matrices decay
         rng = np.random.default_rng(0)
         for _ in range(700):
             rows = rng.integers(0, len(x_train), size=32)

@@ -10,8 +10,8 @@ from matplotlib.figure import Figure
 from tools.explorers import Explorer, build, dot, explorer, line, num, polyline, slider, svg, text
 from tools.figures import figure
 from transformer_math.attention import causal_mask, merge_heads, scaled_dot_product_attention, split_heads
-from transformer_math.optim import AdamW
 from transformer_math.softmax import log_softmax
+from transformer_math.train import make_optimizer
 from transformer_math.transformer import forward, init_params, loss_and_grads
 
 # The chapter's set-up, defined once for its figures, its explorer and the tests.
@@ -84,7 +84,7 @@ def induction_run(n_layers=2):
     through the model in two halves whose gradients are averaged: the gradient of the whole batch."""
     params = init_params(n_layers=n_layers, **SIZES)
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=0.01)
+    optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)  # AdamW; only the matrices decay
     rng = np.random.default_rng(0)
     test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     history = {}

@@ -21,7 +21,7 @@ from tools.explorers import (
     text,
 )
 from tools.figures import figure
-from transformer_math.optim import AdamW
+from transformer_math.train import make_optimizer
 from transformer_math.transformer import forward, generate, init_params, loss_and_grads, make_windows
 
 
@@ -31,7 +31,7 @@ def fables_run():
     """Training and validation loss of the character model on Aesop's fables, every 25 of 700 AdamW steps."""
     from transformer_math.data import load_text
     from transformer_math.information import cross_entropy_from_logits
-    from transformer_math.optim import AdamW
+    from transformer_math.train import make_optimizer
     from transformer_math.transformer import forward, init_params, loss_and_grads, make_windows
 
     text = load_text("aesop")
@@ -42,7 +42,7 @@ def fables_run():
     x_val, y_val = make_windows(ids[split:], seq_len=16)
     params = init_params(vocab_size=len(chars), d_model=32, d_ff=32, seed=0, output_scale=0.1)
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=0.01, weight_decay=0.01)
+    optimizer = make_optimizer(params, lr=0.01, weight_decay=0.01)  # AdamW; only the matrices decay
     rng = np.random.default_rng(0)
 
     def mean_loss(x, y):
@@ -86,7 +86,7 @@ def training_run():
     inputs, targets = make_windows(STREAM, seq_len=SEQ_LEN)
     params = init_params(**SIZES)
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=0.01)
+    optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)  # AdamW; only the matrices decay
     losses, seen = [], {}
     for step in range(STEPS + 1):
         loss, grads = loss_and_grads(params, inputs, targets, n_heads=N_HEADS)

@@ -213,6 +213,8 @@ class Value:
     def backward(self):
         r"""Set ``v.grad`` $= \partial\,\text{self} / \partial v$ for every value ``v`` this one depends on.
 
+        It first sets every such ``grad`` to 0, so calling it twice gives the same gradients; micrograd and
+        PyTorch instead add to the gradients already there, and their training loops zero them by hand.
         The graph is walked with an explicit stack rather than recursion, so a chain of any length
         works (Python stops recursion after about a thousand nested calls).
 

@@ -30,12 +30,12 @@ import math
 import numpy as np
 
 from transformer_math.attention import causal_mask, merge_heads, scaled_dot_product_attention, split_heads
-from transformer_math.checks import check_choice, check_no_nan, float_array
+from transformer_math.checks import check_choice, check_in_range, check_no_nan, float_array
 from transformer_math.stats import layer_norm
 
 __all__ = ["gelu"]
 
-LN_EPS = 1e-5
+LN_EPS = 1e-5  # every LayerNorm's epsilon, forward and backward, read at each call
 BLOCK_NAMES = tuple("ln1_g ln1_b W_Q W_K W_V W_O ln2_g ln2_b W_1 b_1 W_2 b_2".split())  # one block's arrays
 FFN_NAMES = ("ln2_g", "ln2_b", "W_1", "b_1", "W_2", "b_2")  # absent in an attention-only block (d_ff = 0)
 LN_NAMES = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")  # absent in a model without LayerNorm
@@ -183,9 +183,10 @@ def block_forward(P, x, n_heads, activation="relu", residual=True):
 # --8<-- [end:block_forward]
 
 
-def check_layer_norm_backward_inputs(dy, x, gamma) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_layer_norm_backward_inputs(dy, x, gamma, eps=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """``dy``, ``x`` and ``gamma`` as finite float arrays in ``x``'s dtype (as in ``layer_norm``), shaped
-    ``x.shape``, ``x.shape`` and ``(d,)``."""
+    ``x.shape``, ``x.shape`` and ``(d,)``; ``eps`` as a float >= 0, or :data:`LN_EPS` as it is now if None."""
+    eps = LN_EPS if eps is None else check_in_range(eps, "eps", 0.0)
     dy, x, gamma = float_array(dy, "dy"), float_array(x, "x"), float_array(gamma, "gamma")
     if x.ndim == 0 or x.shape[-1] == 0 or dy.shape != x.shape or gamma.shape != x.shape[-1:]:
         raise ValueError(
@@ -194,11 +195,11 @@ def check_layer_norm_backward_inputs(dy, x, gamma) -> tuple[np.ndarray, np.ndarr
         )
     for name, a in (("dy", dy), ("x", x), ("gamma", gamma)):
         check_no_nan(a, name, finite=True)
-    return dy.astype(x.dtype, copy=False), x, gamma.astype(x.dtype, copy=False)
+    return dy.astype(x.dtype, copy=False), x, gamma.astype(x.dtype, copy=False), eps
 
 
 # --8<-- [start:layer_norm_backward]
-def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
+def layer_norm_backward(dy, x, gamma, eps=None):
     r"""Backward pass of $y = \gamma \odot \hat x + \beta$ with $\hat x = (x - \mu) / \sqrt{\sigma^2 + \varepsilon}$.
 
     With $g = \gamma \odot \partial L / \partial y$ and $s = \sqrt{\sigma^2 + \varepsilon}$, per token
@@ -207,6 +208,9 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
 
     where $\operatorname{mean}$ averages over the $d$ features: subtracting the mean and dividing by the
     spread both depend on every feature, and these two terms undo exactly that.
+
+    ``eps`` is $\varepsilon \geq 0$; ``None`` takes ``transformer_math.block.LN_EPS`` as it is at the
+    call, the value the model's forward pass uses.
 
     Returns
     -------
@@ -222,7 +226,7 @@ def layer_norm_backward(dy, x, gamma, eps=LN_EPS):
     >>> print(np.abs(dx).max() < 1e-12, db)     # adding the same to every output changes nothing
     True [1. 1. 1.]
     """
-    dy, x, gamma = check_layer_norm_backward_inputs(dy, x, gamma)
+    dy, x, gamma, eps = check_layer_norm_backward_inputs(dy, x, gamma, eps)  # eps=None: LN_EPS, read now
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught just below
         var = x.var(axis=-1, keepdims=True)
     if not np.all(

@@ -99,15 +99,20 @@ def init_params(
     Weight matrices are drawn from $\mathcal{N}(0, 1/\text{fan-in})$, so a vector keeps roughly its size
     through each matrix product; LayerNorm gains start at 1, every bias and shift at 0.
 
-    The logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1, and random logits of
-    spread $\sigma$ cost about $\ln V + \sigma^2/2$ nats rather than the uniform guess's $\ln V$.
-    ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts the model within a few
-    hundredths of $\ln V$, close to the uniform guess.
+    The logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1. Random logits of
+    spread $\sigma$ cost at most $\ln V + \sigma^2/2$ nats on average, rather than the uniform guess's
+    $\ln V$: the bound is Jensen's inequality, $\mathbb{E} \log \sum_j e^{z_j} \leq \log \mathbb{E}
+    \sum_j e^{z_j}$, and it is close when $V$ is large. ``output_scale`` multiplies $W_U$ (and so the
+    initial logits): 0.1 starts the model within a few hundredths of $\ln V$, close to the uniform guess.
 
-    Each block adds two terms to the residual stream, $2L$ in all. GPT-2 scales the two matrices that
-    write into it, $W_O$ and $W_2$, by $1/\sqrt{2L}$, so that the sum of the $2L$ terms has about the
-    spread of one. ``scale_residual=None`` does so when ``n_layers > 1``; a one-block model keeps the
-    unscaled matrices that Part IV's pages were recorded with. ``True`` or ``False`` decides it for any $L$.
+    A block with a feed-forward layer adds two terms to the residual stream, $2L$ in all for $L$ such
+    blocks; an attention-only block (``d_ff=0``) adds one. GPT-2 scales the matrices that write into the
+    stream, $W_O$ and $W_2$, by $1/\sqrt{N}$ with $N$ the number of these terms, so that their sum has
+    about the spread of one. The library uses nanoGPT's $1/\sqrt{2L}$, which is that rule for blocks with
+    a feed-forward layer; for attention-only blocks it scales $W_O$ by $1/\sqrt{2L}$ all the same,
+    smaller than GPT-2's $1/\sqrt{L}$. ``scale_residual=None`` scales when ``n_layers > 1``; a one-block
+    model keeps the unscaled matrices that Part IV's pages were recorded with. ``True`` or ``False``
+    decides it for any $L$.
 
     Parameters
     ----------

@@ -190,6 +190,18 @@ class Adam(Optimizer):
     # --8<-- [end:Adam]
 
 
+def check_weight_decay(weight_decay, n_params: int) -> list[float]:
+    r"""``weight_decay`` as one $\lambda \geq 0$ per parameter: a number for all of them, or a list of ``n_params``."""
+    if isinstance(weight_decay, (list, tuple, np.ndarray)):
+        if len(weight_decay) != n_params:
+            raise ValueError(
+                f"weight_decay must be a number or a list of one per parameter ({n_params}), "
+                f"got a list of {len(weight_decay)}"
+            )
+        return [check_in_range(decay, f"weight_decay[{i}]", 0.0) for i, decay in enumerate(weight_decay)]
+    return [check_in_range(weight_decay, "weight_decay", 0.0)] * n_params
+
+
 class AdamW(Adam):
     r"""AdamW: Adam with decoupled weight decay (Loshchilov & Hutter, 2019, Algorithm 2).
 
@@ -215,8 +227,10 @@ class AdamW(Adam):
         $\beta_1, \beta_2$ in $[0, 1)$.
     eps : float, default 1e-8
         $\epsilon > 0$.
-    weight_decay : float, default 0.01
-        $\lambda \geq 0$.
+    weight_decay : float or list of float, default 0.01
+        $\lambda \geq 0$: one number for every parameter, or a list of one per parameter, in the order of
+        ``params`` (PyTorch's parameter groups: a 0 leaves that parameter undecayed, as GPT-2 does for
+        biases and LayerNorm gains; see :func:`~transformer_math.train.make_optimizer`).
 
     Examples
     --------
@@ -226,17 +240,21 @@ class AdamW(Adam):
     >>> AdamW([w], lr=0.1, weight_decay=0.5).step([np.array([0.0])])  # zero gradient: decay only
     >>> w                                                             # 10 - 0.1 * 0.5 * 10
     array([9.5])
+    >>> w, b = np.array([[10.0]]), np.array([10.0])
+    >>> AdamW([w, b], lr=0.1, weight_decay=[0.5, 0.0]).step([np.zeros((1, 1)), np.zeros(1)])
+    >>> print(w, b)                                                   # only w decays
+    [[9.5]] [10.]
     """
 
     # --8<-- [start:AdamW]
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
         super().__init__(params, lr, betas, eps)
-        self.weight_decay = check_in_range(weight_decay, "weight_decay", 0.0)
+        self.weight_decay = check_weight_decay(weight_decay, len(self.params))  # one lambda per parameter
 
     def step(self, grads):
         grads = self._checked(grads)  # check before decaying, so a bad call changes nothing
-        for p in self.params:
-            p -= self.lr * self.weight_decay * p  # decoupled: not part of the gradient
+        for p, decay in zip(self.params, self.weight_decay):
+            p -= self.lr * decay * p  # decoupled: not part of the gradient
         super().step(grads)  # Adam's step from the loss gradient alone
 
     # --8<-- [end:AdamW]
@@ -261,14 +279,17 @@ def clip_grad_norm(grads, max_norm):
 
     $$\begin{aligned}
     \lVert g \rVert &= \sqrt{\textstyle\sum_i \lVert g_i \rVert^2}, \\
-    g_i &\leftarrow g_i \cdot \min\!\left(1, \frac{c}{\lVert g \rVert}\right),
+    g_i &\leftarrow g_i \cdot \min\!\left(1, \frac{c}{\lVert g \rVert + 10^{-6}}\right),
     \end{aligned}$$
 
-    with $c$ = ``max_norm``. Every gradient is scaled by the same factor, so the direction is kept and
-    only the length is capped. Call it after the backward pass and before the optimizer's step: one
-    unlucky batch then can neither throw the parameters far (plain SGD's step grows with the gradient)
-    nor flood Adam's running averages $m$ and $v$ (Adam's step is already bounded by a few $\eta$, but
-    an inflated $v$ slows every later step for thousands of steps).
+    with $c$ = ``max_norm``, exactly as PyTorch's ``torch.nn.utils.clip_grad_norm_``: the $10^{-6}$ keeps
+    the division finite when every gradient is 0, and leaves a clipped norm a hair below $c$ (short by the
+    fraction $10^{-6} / \lVert g \rVert$, which matters only for norms near $10^{-6}$ or below). Every
+    gradient is scaled by the same factor, so the direction is kept and only the length is capped. Call it
+    after the backward pass and before the optimizer's step: one unlucky batch then can neither throw the
+    parameters far (plain SGD's step grows with the gradient) nor flood Adam's running averages $m$ and
+    $v$ (Adam's step is already bounded by a few $\eta$, but an inflated $v$ slows every later step for
+    thousands of steps).
 
     Parameters
     ----------
@@ -289,13 +310,13 @@ def clip_grad_norm(grads, max_norm):
     >>> import numpy as np
     >>> from transformer_math.optim import clip_grad_norm
     >>> clipped, norm = clip_grad_norm([np.array([3.0]), np.array([[4.0]])], max_norm=1.0)
-    >>> print(norm, clipped[0], clipped[1])         # the norm was 5: everything is divided by 5
+    >>> print(norm, clipped[0].round(6), clipped[1].round(6))  # the norm was 5: everything is divided by 5
     5.0 [0.6] [[0.8]]
     """
     grads = array_list(grads, "grads", "gradient")  # finite float arrays: clipping cannot repair NaN or inf
     max_norm = check_number(max_norm, "max_norm", positive=True)
     norm = global_norm(grads)
-    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
+    scale = min(1.0, max_norm / (norm + 1e-6))  # PyTorch's 1e-6: finite at norm 0
     return [g * scale for g in grads], norm  # a Python float scale keeps each gradient's dtype
 
 
@@ -313,8 +334,10 @@ def warmup_cosine(step, total_steps, warmup_steps, peak_lr, min_lr=0.0):
     $$\eta_t = \eta_{\min} + \frac{\eta_{\max} - \eta_{\min}}{2} \bigl(1 + \cos \pi \phi\bigr),$$
 
     otherwise, with $\phi = (t - t_{\text{warm}}) / (t_{\text{total}} - t_{\text{warm}} - 1)$ going from 0 at
-    the first step after the warm-up to 1 at the last step. The warm-up lets Adam's running averages settle before the steps get large;
-    the decay makes the last steps small, so training settles into a minimum instead of bouncing.
+    the first step after the warm-up to 1 at the last step. The warm-up keeps the first steps small. Why that
+    helps is argued: one hypothesis is that Adam's running averages of few gradients are unreliable, another
+    that its first step, $\eta$ times the sign of the gradient, moves every weight at once (see the schedules
+    chapter). The decay makes the last steps small, so training settles instead of bouncing.
 
     Parameters
     ----------

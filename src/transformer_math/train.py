@@ -11,7 +11,8 @@ L(\theta) &= -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \\
 
 with $z$ from :func:`~transformer_math.model.forward` and $\nabla_\theta L$ from
 :func:`~transformer_math.model.loss_and_grads`, optionally with gradient clipping and a warm-up and
-cosine schedule (:mod:`transformer_math.optim`).
+cosine schedule (:mod:`transformer_math.optim`). As in GPT-2 and nanoGPT, only the matrices decay
+(:func:`make_optimizer`).
 
 Example
 -------
@@ -28,11 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.checks import check_integer, check_number, integer_array
+from transformer_math.checks import check_in_range, check_integer, check_number, integer_array
 from transformer_math.model import check_model_inputs, loss_and_grads
 from transformer_math.optim import AdamW, clip_grad_norm, warmup_cosine
 
-__all__ = ["make_windows", "train"]
+__all__ = ["make_windows", "make_optimizer", "train"]
 
 
 def check_stream(stream, seq_len) -> tuple[np.ndarray, int]:
@@ -99,6 +100,35 @@ def make_windows(stream, seq_len):
 # --8<-- [end:make_windows]
 
 
+# --8<-- [start:make_optimizer]
+def make_optimizer(params, lr=1e-2, weight_decay=0.01):
+    r"""AdamW over every array of the model ``params``, in the order of ``list(params)``, decaying only matrices.
+
+    As nanoGPT's ``configure_optimizers`` (and GPT-2, GPT-3): every array of two or more dimensions, the
+    embeddings and the weight matrices, decays by ``weight_decay``; the vectors, biases and LayerNorm
+    gains and shifts, do not. A bias or a gain has no scale to keep small, and decaying a LayerNorm gain
+    would pull it towards 0, not towards its initial 1.
+
+    Examples
+    --------
+    >>> from transformer_math.model import init_params
+    >>> from transformer_math.train import make_optimizer
+    >>> params = init_params(vocab_size=3, d_model=4, d_ff=8)
+    >>> optimizer = make_optimizer(params, lr=1e-2, weight_decay=0.1)
+    >>> [name for name, decay in zip(params, optimizer.weight_decay) if decay == 0]
+    ['ln1_g', 'ln1_b', 'ln2_g', 'ln2_b', 'b_1', 'b_2', 'lnf_g', 'lnf_b']
+    """
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of arrays (from init_params), got {type(params).__name__}")
+    weight_decay = check_in_range(weight_decay, "weight_decay", 0.0)
+    arrays = list(params.values())
+    decays = [weight_decay if np.ndim(p) >= 2 else 0.0 for p in arrays]  # matrices decay, vectors do not
+    return AdamW(arrays, lr=lr, weight_decay=decays)
+
+
+# --8<-- [end:make_optimizer]
+
+
 # --8<-- [start:train]
 def train(
     params,
@@ -119,10 +149,11 @@ def train(
     r"""Training with AdamW; ``params`` is updated in place. Returns the loss before each step.
 
     Each step is the whole diagram: forward to the logits, cross entropy, backward to every gradient,
-    and one AdamW update of every parameter. Two options of larger training runs are available:
-    ``max_grad_norm`` clips the global norm of the gradients (:func:`~transformer_math.optim.clip_grad_norm`)
-    and ``warmup_steps`` replaces the constant ``lr`` by a warm-up to ``lr`` followed by a cosine decay
-    to 0 (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
+    and one AdamW update of every parameter, in which only the matrices decay (:func:`make_optimizer`).
+    Two options of larger training runs are available: ``max_grad_norm`` clips the global norm of the
+    gradients (:func:`~transformer_math.optim.clip_grad_norm`) and ``warmup_steps`` replaces the constant
+    ``lr`` by a warm-up to ``lr`` followed by a cosine decay to 0
+    (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
 
     By default every step uses every window (full batch). With ``batch_size`` each step uses that many
     windows, drawn at random (with replacement) by ``np.random.default_rng(seed)``, and the losses
@@ -152,7 +183,7 @@ def train(
         params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed, options
     )
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=lr, weight_decay=weight_decay)
+    optimizer = make_optimizer(params, lr=lr, weight_decay=weight_decay)  # the arrays of names, in order
     losses = []
     for t in range(steps):
         if batch_size is None:

@@ -7,7 +7,7 @@ The code lives in three modules, split by job as nanoGPT splits ``model.py``, ``
   and the backward pass by hand (``init_params``, ``forward``, ``backward``, ``cross_entropy_backward``,
   ``layer_norm_backward``, ``loss_and_grads``);
 * :mod:`transformer_math.train` -- windows of a token stream and AdamW steps on
-  $\nabla_\theta L$ (``make_windows``, ``train``);
+  $\nabla_\theta L$ (``make_windows``, ``make_optimizer``, ``train``);
 * :mod:`transformer_math.sample` -- $p = \operatorname{softmax}(z / T)$, truncated by top-$k$ or top-$p$,
   and decoding (``sampling_distribution``, ``sample_token``, ``generate``).
 
@@ -38,7 +38,7 @@ from transformer_math.model import (  # LN_EPS, PARAM_NAMES, weight_grad: import
     weight_grad,  # noqa: F401
 )
 from transformer_math.sample import generate, sample_token, sampling_distribution
-from transformer_math.train import make_windows, train
+from transformer_math.train import make_optimizer, make_windows, train
 
 __all__ = [
     "init_params",
@@ -48,6 +48,7 @@ __all__ = [
     "layer_norm_backward",
     "loss_and_grads",
     "make_windows",
+    "make_optimizer",
     "train",
     "sampling_distribution",
     "sample_token",

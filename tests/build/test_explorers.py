@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from snippets.part_4.training import SEQ_LEN, SIZES, STREAM
 from hooks import explorers as hook
+from snippets.part_4.training import SEQ_LEN, SIZES, STREAM
 from tools import chapters, explorers
 
 chapters.import_all()  # registers every chapter's explorers
@@ -115,13 +115,13 @@ def induction_history() -> dict[int, tuple]:
     """The depth chapter's two-layer run retraced with the library: at every checkpoint, the loss on each
     copy of the test sequences, and layer 2's head 2 and layer 1's head 1 on the first of them."""
     from snippets.part_4.depth import BATCH, CHECKPOINTS, EVAL_T, LR, N_HEADS, SIZES, STEPS, TEST, repeated_tokens
-    from transformer_math.optim import AdamW
     from transformer_math.softmax import log_softmax
+    from transformer_math.train import make_optimizer
     from transformer_math.transformer import forward, init_params, loss_and_grads
 
     params = init_params(n_layers=2, **SIZES)
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=0.01)
+    optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)
     rng = np.random.default_rng(0)
     test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     seen = {}

@@ -72,6 +72,28 @@ def test_adamw_with_zero_gradient_only_decays():
         assert w == pytest.approx([4.0 * (1 - 0.125) ** step, -4.0 * (1 - 0.125) ** step])
 
 
+def test_adamw_decays_each_parameter_by_its_own_lambda():
+    """A list of weight decays, one per parameter, as PyTorch's parameter groups: a 0 leaves its parameter
+    to Adam's step alone."""
+    w, b, u = np.array([[4.0]]), np.array([4.0]), np.array([[4.0]])
+    opt = AdamW([w, b, u], lr=0.5, weight_decay=[0.25, 0.0, 0.5])
+    opt.step([np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1))])
+    assert (w[0, 0], b[0], u[0, 0]) == (4.0 * (1 - 0.125), 4.0, 4.0 * (1 - 0.25))
+
+
+@pytest.mark.parametrize(
+    ("weight_decay", "message"),
+    [
+        ([0.1], r"weight_decay must be a number or a list of one per parameter \(2\), got a list of 1"),
+        ([0.1, -0.1], r"weight_decay\[1\] must be in \[0, inf\), got -0.1"),
+        ([0.1, float("nan")], r"weight_decay\[1\] must be in"),
+    ],
+)
+def test_a_list_of_weight_decays_is_checked(weight_decay, message):
+    with pytest.raises(ValueError, match=message):
+        AdamW([np.ones(2), np.ones(3)], weight_decay=weight_decay)
+
+
 def test_adamw_without_decay_is_adam():
     rng = np.random.default_rng(0)
     w1 = rng.normal(size=(3, 4))

@@ -17,14 +17,16 @@ import pytest
 from transformer_math.attention import scaled_dot_product_attention
 from transformer_math.autograd import Value
 from transformer_math.information import cross_entropy, cross_entropy_from_logits, entropy, kl_divergence
-from transformer_math.optim import SGD, Adam, AdamW
+from transformer_math.optim import SGD, Adam, AdamW, clip_grad_norm
 from transformer_math.softmax import log_softmax, logsumexp, softmax
 from transformer_math.stats import layer_norm, mean, std, variance
+from transformer_math.train import train
 from transformer_math.transformer import init_params, loss_and_grads
 
 DATA = Path(__file__).resolve().parent / "data"
 STORED = json.loads((DATA / "pytorch_reference.json").read_text())
-INPUTS = {key: np.array(value) for key, value in STORED["inputs"].items() if key not in ("transformer", "scalars")}
+NOT_ARRAYS = ("transformer", "scalars", "clip_grads", "clip_max_norms", "train")
+INPUTS = {key: np.array(value) for key, value in STORED["inputs"].items() if key not in NOT_ARRAYS}
 
 
 def _live_reference() -> dict:
@@ -122,3 +124,27 @@ def test_tiny_transformer_gradients_match_torch_autograd(torch_values):
     assert sorted(grads) == sorted(expected["grads"])
     for name, grad in grads.items():
         close(grad, expected["grads"][name], rtol=1e-11, atol=1e-14)
+
+
+def test_clip_grad_norm_scales_as_torch_by_max_norm_over_norm_plus_1e_6(torch_values):
+    """Above the norm nothing changes; at the norm and below it every gradient is scaled by c / (norm + 1e-6)."""
+    grads = [np.array(g) for g in STORED["inputs"]["clip_grads"]]
+    for max_norm, expected in zip(STORED["inputs"]["clip_max_norms"], torch_values["clip"], strict=True):
+        clipped, norm = clip_grad_norm(grads, max_norm)
+        close(norm, expected["norm"])
+        for ours, theirs in zip(clipped, expected["grads"], strict=True):
+            close(ours, theirs)
+
+
+def test_train_takes_nanogpts_steps_clipped_with_decay_on_matrices_only(torch_values):
+    """`train` against PyTorch's clip_grad_norm_ and AdamW with two parameter groups (weight decay on the
+    tensors of two or more dimensions, none on biases and LayerNorm gains), as nanoGPT's configure_optimizers."""
+    spec, options = STORED["inputs"]["transformer"], STORED["inputs"]["train"]
+    params = init_params(spec["vocab_size"], spec["d_model"], spec["d_ff"], seed=spec["seed"])
+    losses = train(params, np.array(spec["tokens"]), np.array(spec["targets"]), n_heads=spec["n_heads"], **options)
+    expected = torch_values["train"]
+    assert min(expected["norms"]) > options["max_grad_norm"]  # clipping acts at every step
+    close(losses, expected["losses"], rtol=1e-11)
+    assert sorted(params) == sorted(expected["params"])
+    for name, value in params.items():
+        close(value, expected["params"][name], rtol=1e-10, atol=1e-13)

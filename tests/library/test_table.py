@@ -629,7 +629,7 @@ SPECS |= {
         array_defaults(
             **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "+inf": ValueError, "-inf": ValueError, "1e300": SAME}
         ),
-        ref=lambda g: g / max(1.0, exact_norm(g)),  # PyTorch divides by norm + 1e-6; the definition has no 1e-6
+        ref=lambda g: g * min(1.0, 1.0 / (exact_norm(g) + 1e-6)),  # as PyTorch: c / (norm + 1e-6), at most 1
     ),
     "optim.warmup_cosine": Spec(
         lambda lr: optim.warmup_cosine(0, 10, 2, lr),
@@ -779,6 +779,12 @@ SPECS |= {
             "1e-300": TypeError,
             "all equal": TypeError,
         },
+    ),
+    "train.make_optimizer": Spec(
+        lambda w: train.make_optimizer(model.init_params(4, 4, 8), weight_decay=w),
+        "weight_decay",
+        scalar_rows(OK),
+        scalar=True,
     ),
     "train.train": Spec(
         lambda m: train.train(

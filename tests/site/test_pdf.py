@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 MAX_BYTES = 8 * 1024 * 1024
 PARTS = sorted(DOCS.glob("part-*/index.md"))
-CHAPTERS = [DOCS / "index.md", DOCS / "notation.md"] + sorted(
+CHAPTERS = [DOCS / "index.md", DOCS / "what-a-gpt-computes.md"] + sorted(
     path for path in DOCS.glob("part-*/*.md") if path.name != "index.md"
 )
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)

@@ -24,6 +24,7 @@ OUT = HERE / "pytorch_reference.json"
 sys.path.insert(0, str(HERE.parent.parent / "src"))  # the tiny Transformer's parameters come from the library
 
 STEPS = 5  # optimizer steps compared
+NOT_ARRAYS = ("transformer", "scalars", "clip_grads", "clip_max_norms", "train")  # the inputs that are no one array
 
 
 def inputs() -> dict:
@@ -45,6 +46,8 @@ def inputs() -> dict:
     w0 = rng.normal(size=(3, 2))
     grads = rng.normal(size=(STEPS, 3, 2))
     a, b = float(rng.normal()), float(rng.normal())
+    clip_grads = [rng.normal(size=(3, 2)), rng.normal(size=4)]
+    clip_norm = float(np.sqrt(sum(np.sum(g**2) for g in clip_grads)))
     return {
         "logits": logits.tolist(),
         "p": p.tolist(),
@@ -61,6 +64,8 @@ def inputs() -> dict:
         "w0": w0.tolist(),
         "grads": grads.tolist(),
         "scalars": [a, b],
+        "clip_grads": [g.tolist() for g in clip_grads],
+        "clip_max_norms": [10.0, clip_norm, 0.5],  # above the norm, equal to it (PyTorch still scales), below
         "transformer": {
             "vocab_size": 7,
             "d_model": 8,
@@ -70,20 +75,26 @@ def inputs() -> dict:
             "tokens": [[0, 3, 5, 1], [6, 2, 2, 4]],
             "targets": [[3, 5, 1, 6], [2, 2, 4, 0]],
         },
+        "train": {"steps": 3, "lr": 0.1, "weight_decay": 0.5, "max_grad_norm": 0.5},  # the same model, trained
     }
 
 
-def _tiny_transformer_grads(torch, spec: dict) -> dict:
-    """The loss and every parameter's gradient of the library's one-block model, through torch.autograd."""
-    from transformer_math.attention import positional_encoding
-    from transformer_math.transformer import LN_EPS, init_params
+def _tiny_transformer_params(torch, spec: dict) -> dict:
+    """The library's initial parameters of the one-block model, as float64 tensors that record gradients."""
+    from transformer_math.transformer import init_params
 
-    F = torch.nn.functional
-    params = {
+    return {
         name: torch.tensor(value, requires_grad=True)
         for name, value in init_params(spec["vocab_size"], spec["d_model"], spec["d_ff"], seed=spec["seed"]).items()
     }
-    P = params
+
+
+def _tiny_transformer_loss(torch, P: dict, spec: dict):
+    """The mean cross entropy of the library's one-block model with parameters ``P``, in PyTorch."""
+    from transformer_math.attention import positional_encoding
+    from transformer_math.transformer import LN_EPS
+
+    F = torch.nn.functional
     tokens = torch.tensor(spec["tokens"])
     targets = torch.tensor(spec["targets"])
     n, d, h = tokens.shape[-1], spec["d_model"], spec["n_heads"]
@@ -102,9 +113,44 @@ def _tiny_transformer_grads(torch, spec: dict) -> dict:
     u = ln(x1, P["ln2_g"], P["ln2_b"]) @ P["W_1"] + P["b_1"]
     x2 = x1 + torch.relu(u) @ P["W_2"] + P["b_2"]
     logits = ln(x2, P["lnf_g"], P["lnf_b"]) @ P["W_U"]
-    loss = F.cross_entropy(logits.reshape(-1, spec["vocab_size"]), targets.reshape(-1))
+    return F.cross_entropy(logits.reshape(-1, spec["vocab_size"]), targets.reshape(-1))
+
+
+def _tiny_transformer_grads(torch, spec: dict) -> dict:
+    """The loss and every parameter's gradient of the library's one-block model, through torch.autograd."""
+    params = _tiny_transformer_params(torch, spec)
+    loss = _tiny_transformer_loss(torch, params, spec)
     loss.backward()
     return {"loss": loss.item(), "grads": {name: p.grad.tolist() for name, p in params.items()}}
+
+
+def _tiny_transformer_training(torch, spec: dict, options: dict) -> dict:
+    """nanoGPT's training step on the one-block model: clip_grad_norm_, then AdamW with two parameter groups,
+    weight decay on the tensors of two or more dimensions only. The losses and the parameters after."""
+    params = _tiny_transformer_params(torch, spec)
+    groups = [
+        {"params": [p for p in params.values() if p.dim() >= 2], "weight_decay": options["weight_decay"]},
+        {"params": [p for p in params.values() if p.dim() < 2], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=options["lr"])
+    losses, norms = [], []
+    for _ in range(options["steps"]):
+        optimizer.zero_grad()
+        loss = _tiny_transformer_loss(torch, params, spec)
+        loss.backward()
+        norms.append(torch.nn.utils.clip_grad_norm_(list(params.values()), options["max_grad_norm"]).item())
+        optimizer.step()
+        losses.append(loss.item())
+    return {"losses": losses, "norms": norms, "params": {name: p.tolist() for name, p in params.items()}}
+
+
+def _clipped(torch, grads: list, max_norm: float) -> dict:
+    """``torch.nn.utils.clip_grad_norm_`` on tensors holding ``grads``: the norm before and the clipped grads."""
+    tensors = [torch.zeros(np.shape(g), requires_grad=True) for g in grads]
+    for t, g in zip(tensors, grads):
+        t.grad = torch.tensor(g)
+    norm = torch.nn.utils.clip_grad_norm_(tensors, max_norm)
+    return {"norm": norm.item(), "grads": [t.grad.tolist() for t in tensors]}
 
 
 def _optimizer_path(torch, make, w0, grads) -> list:
@@ -126,7 +172,7 @@ def reference(data: dict | None = None) -> dict:
     torch.set_default_dtype(torch.float64)
     F = torch.nn.functional
     data = inputs() if data is None else data
-    t = {key: torch.tensor(value) for key, value in data.items() if key not in ("transformer", "scalars")}
+    t = {key: torch.tensor(value) for key, value in data.items() if key not in NOT_ARRAYS}
     logits, p, q = t["logits"], t["p"], t["q"]
 
     a, b = (torch.tensor(v, requires_grad=True) for v in data["scalars"])
@@ -173,6 +219,8 @@ def reference(data: dict | None = None) -> dict:
         ),
         "autograd": {"value": expr.item(), "grad_a": a.grad.item(), "grad_b": b.grad.item()},
         "transformer": _tiny_transformer_grads(torch, data["transformer"]),
+        "train": _tiny_transformer_training(torch, data["transformer"], data["train"]),
+        "clip": [_clipped(torch, data["clip_grads"], c) for c in data["clip_max_norms"]],
     }
 
 
