@@ -10,10 +10,12 @@ that today's code, text or settings would give: float64 steps repeat to 1e-15 ac
 steps drift apart by 1e-4 within 50 steps when a different BLAS kernel sums in a different order.
 
 One command redoes every stored run (or those named), one core each, and writes them into
-``src/transformer_math/data/NAME.npz``, which ``transformer_math.data.load_run`` reads::
+``src/transformer_math/data/NAME.npz``, which ``transformer_math.data.load_run`` reads; ``--check`` only
+compares each stored run with what today's code gives for its first steps, on one core, as the test does::
 
     python -m tools.stored_runs                 # every run: about two hours of one core
     python -m tools.stored_runs ladder          # one
+    python -m tools.stored_runs --check ladder  # seconds
 
 Weights go in as float16 (``params``), only where a run stores them.
 """
@@ -99,13 +101,39 @@ def redo(name: str) -> None:
     print(f"{name}: {minutes:.1f} min of CPU, {path.stat().st_size:,} bytes in {path.relative_to(ROOT)}", flush=True)
 
 
+def problems(name: str) -> list[str]:
+    """What differs between the stored run ``name`` and what today's code, text and settings give: its text's
+    hash, its settings, and the float64 losses of its first steps, which must agree to 1e-6."""
+    from transformer_math.data import load_run
+
+    stored, run = load_run(name), registered()[name]
+    found = []
+    if stored["data_sha256"] != hashlib.sha256(load_text(stored["text"]).encode("utf-8")).hexdigest():
+        found.append(f"{name}: the text {stored['text']!r} has changed since the run")
+    if stored["settings"] != json.loads(json.dumps(run.settings())):
+        found.append(f"{name}: the settings have changed since the run")
+    replayed = np.asarray(run.replay(FINGERPRINT_STEPS))
+    if replayed.shape != stored["fingerprint"].shape:
+        found.append(f"{name}: {replayed.shape} losses replayed, {stored['fingerprint'].shape} stored")
+    elif not np.allclose(replayed, stored["fingerprint"], rtol=1e-6, atol=0):
+        worst = np.max(np.abs(replayed / stored["fingerprint"] - 1))
+        found.append(f"{name}: the first {FINGERPRINT_STEPS} steps give other losses (relative difference {worst:.1e})")
+    return found
+
+
 def main() -> None:
     names = sorted(registered())
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"runs to redo (default: all of {', '.join(names)})")
-    asked = parser.parse_args().names or names
+    parser.add_argument("--check", action="store_true", help="compare with today's code instead of redoing")
+    arguments = parser.parse_args()
+    asked = arguments.names or names
     if unknown := sorted(set(asked) - set(names)):
         parser.error(f"no stored run named {', '.join(unknown)}; known: {', '.join(names)}")
+    if arguments.check:
+        found = [problem for name in asked for problem in problems(name)]
+        print("\n".join(found) or f"{', '.join(asked)}: as today's code gives them", flush=True)
+        raise SystemExit(1 if found else 0)
     for name in asked:
         redo(name)
 

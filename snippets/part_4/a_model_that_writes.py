@@ -81,23 +81,17 @@ def train_gpt(recipe, evaluate=None, every=250, stop=None):
     train_ids, _, chars = shakespeare()
     params = new_model(recipe, len(chars))
     names = list(params)
-    matrices = [name for name in names if params[name].ndim >= 2]
-    vectors = [name for name in names if params[name].ndim < 2]  # LayerNorm's gains and shifts
-    betas = (0.9, recipe["beta2"])
-    decayed = AdamW([params[name] for name in matrices], recipe["lr"], betas, weight_decay=recipe["weight_decay"])
-    plain = AdamW([params[name] for name in vectors], recipe["lr"], betas, weight_decay=0.0)
+    decay = [recipe["weight_decay"] if params[name].ndim >= 2 else 0.0 for name in names]  # only the matrices
+    optimizer = AdamW([params[name] for name in names], recipe["lr"], (0.9, recipe["beta2"]), weight_decay=decay)
     rng = np.random.default_rng(recipe["seed"])
     losses, evaluations, cpu = [], [], 0.0
     for step in range(recipe["steps"] if stop is None else stop):
         start = time.process_time()
-        lr = warmup_cosine(step, recipe["steps"], recipe["warmup_steps"], recipe["lr"], recipe["min_lr"])
-        decayed.lr = plain.lr = lr
+        optimizer.lr = warmup_cosine(step, recipe["steps"], recipe["warmup_steps"], recipe["lr"], recipe["min_lr"])
         x, y = random_windows(train_ids, recipe["seq_len"], recipe["batch_size"], rng)
         loss, grads = loss_and_grads(params, x, y, recipe["n_heads"], tie_embeddings=True)
         clipped, _ = clip_grad_norm([grads[name] for name in names], recipe["max_grad_norm"])
-        grads = dict(zip(names, clipped))
-        decayed.step([grads[name] for name in matrices])
-        plain.step([grads[name] for name in vectors])
+        optimizer.step(clipped)
         cpu += time.process_time() - start
         losses.append(loss)
         if evaluate is not None and ((step + 1) % every == 0 or step + 1 == recipe["steps"]):
@@ -110,20 +104,33 @@ def train_gpt(recipe, evaluate=None, every=250, stop=None):
 
 # --8<-- [start:frontier-settings]
 SIZES = {  # three sizes, each trained for about 1, 4 and 15 minutes of one core (its number of steps)
-    "2 x 64": dict(RECIPE, n_layers=2, d_model=64, lr=2e-3, min_lr=2e-4, steps=(2800, 11000, 41000)),
+    "2 x 64": dict(RECIPE, n_layers=2, d_model=64, lr=4e-3, min_lr=4e-4, steps=(2800, 11000, 41000)),
     "4 x 128": dict(RECIPE, steps=(700, 2800, 10500)),
     "6 x 192": dict(RECIPE, n_layers=6, d_model=192, n_heads=6, steps=(220, 880, 3300)),
 }
 BUDGETS = (1, 4, 15)  # minutes of one core
-CHOSEN = ("4 x 128", 15)  # the recipe the page samples from
+CHOSEN = ("4 x 128", 15)  # the run whose samples the page shows
+WEIGHTS = ("2 x 64", 15)  # the run whose weights the library stores, in float16, for the reader to sample
 SAMPLE_TEMPERATURES = (0.5, 1.0)
+TRIALS = {  # variants of the 4 x 128 recipe, each trained for about 4 minutes of one core (its number of steps)
+    "learning rate 2e-3": dict(SIZES["4 x 128"], lr=2e-3, min_lr=2e-4, steps=2800),
+    "learning rate 5e-4": dict(SIZES["4 x 128"], lr=5e-4, min_lr=5e-5, steps=2800),
+    "no decay of the rate": dict(SIZES["4 x 128"], min_lr=1e-3, steps=2800),
+    "context 32": dict(SIZES["4 x 128"], seq_len=32, steps=5200),
+    "context 128": dict(SIZES["4 x 128"], seq_len=128, steps=1450),
+    "batch 24": dict(SIZES["4 x 128"], batch_size=24, steps=1450),
+    "width 192": dict(SIZES["4 x 128"], d_model=192, steps=1400),
+    "depth 6": dict(SIZES["4 x 128"], n_layers=6, steps=1900),
+}
 # --8<-- [end:frontier-settings]
 EVAL_WINDOWS = 256  # the curves read the loss of 256 windows of each part (16,384 characters); the end, all
 
 
 def frontier_runs() -> list[tuple[str, int, dict]]:
-    return [(size, budget, dict(recipe, steps=recipe["steps"][i])) for size, recipe in SIZES.items()
+    """(size or trial, budget in minutes, recipe) of every run the stored result holds."""
+    runs = [(size, budget, dict(recipe, steps=recipe["steps"][i])) for size, recipe in SIZES.items()
             for i, budget in enumerate(BUDGETS)]  # fmt: skip
+    return runs + [(trial, 4, recipe) for trial, recipe in TRIALS.items()]
 
 
 def sample_windows(ids, recipe, seed):
@@ -146,9 +153,11 @@ def one_run(job) -> dict:
     result = dict(size=size, budget=budget, steps=recipe["steps"], cpu_seconds=evaluations[-1][1])
     result |= dict(val_loss=mean_loss(params, val_ids, recipe), curve=[list(point) for point in evaluations])
     result["first_losses"] = losses[:50].tolist()
+    if (size, budget) == WEIGHTS:
+        result["params"] = params
     if (size, budget) == CHOSEN:
         prompt = encode("\n", chars).tolist()
-        result["samples"] = {
+        result["samples"] = {  # the generated text, without the prompt
             str(t): decode(generate(params, prompt, 600, recipe["n_heads"], temperature=t, seed=0, tie_embeddings=True)[1:], chars)
             for t in SAMPLE_TEMPERATURES
         }  # fmt: skip
@@ -156,15 +165,16 @@ def one_run(job) -> dict:
 
 
 def frontier_settings() -> dict:
-    return dict(sizes=SIZES, budgets=list(BUDGETS), chosen=list(CHOSEN), temperatures=list(SAMPLE_TEMPERATURES),
-                eval_windows=EVAL_WINDOWS)  # fmt: skip
+    return dict(sizes=SIZES, trials=TRIALS, budgets=list(BUDGETS), chosen=list(CHOSEN), weights=list(WEIGHTS),
+                temperatures=list(SAMPLE_TEMPERATURES), eval_windows=EVAL_WINDOWS)  # fmt: skip
 
 
 def frontier_replay(steps: int) -> np.ndarray:
-    """The float64 losses of the first `steps` steps of each size (the three budgets share them: the warm-up
-    outlasts them, so the learning rate does not yet depend on the number of steps)."""
-    return np.array([train_gpt(dict(recipe, steps=recipe["steps"][0], dtype="float64"), stop=steps)[1]
-                     for recipe in SIZES.values()])  # fmt: skip
+    """The float64 losses of the first `steps` steps of each size: its three budgets share them (the warm-up
+    outlasts them, so the learning rate does not yet depend on the number of steps), and the trials run the
+    same code on settings the stored run keeps."""
+    recipes = [dict(recipe, steps=recipe["steps"][0], dtype="float64") for recipe in SIZES.values()]
+    return np.array([train_gpt(recipe, stop=steps)[1] for recipe in recipes])
 
 
 @stored_run("shakespeare-gpt", replay=frontier_replay, settings=frontier_settings)
@@ -173,7 +183,8 @@ def run_frontier() -> dict:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
         runs = list(pool.map(one_run, sorted(frontier_runs(), key=lambda job: -job[2]["steps"] * job[2]["d_model"])))
-    return {"runs": runs, "text": "shakespeare"}
+    params = next(run.pop("params") for run in runs if "params" in run)
+    return {"runs": runs, "params": params, "text": "shakespeare"}
 
 
 # --8<-- [start:stored]

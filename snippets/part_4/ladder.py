@@ -14,13 +14,14 @@ from tools.figures import figure
 from tools.stored_runs import stored_run
 from transformer_math.data import encode, load_run, split_text, vocabulary
 from transformer_math.model import forward, init_params, loss_and_grads
-from transformer_math.optim import AdamW
 from transformer_math.softmax import log_softmax
+from transformer_math.train import make_optimizer
 
 # --8<-- [start:ladder-setup]
 SEQ_LEN, D_MODEL, D_FF = 8, 32, 128  # Karpathy's small scale: windows of 8 characters, width 32, FFN 4d
 STEPS, BATCH_SIZE, LR, WEIGHT_DECAY = 5000, 32, 1e-3, 0.01  # the same AdamW run for every rung
 SEEDS = (0, 1, 2, 3, 4)  # each rung trained five times: the seed draws the initial weights and the batches
+BLOCK = 512  # the stored run keeps the held-out play's loss summed over blocks of 512 characters
 ATTENTION = ("W_Q", "W_K", "W_V", "W_O")
 ONE_BLOCK = dict(n_heads=1, d_ff=0, n_layers=1, residual=False, layer_norm=False, frozen=())
 RUNGS = {  # each rung adds one thing to the one above it
@@ -64,7 +65,7 @@ def train_rung(rung, seed, steps=STEPS):
     train_ids, _, chars = shakespeare()
     params, _ = rung_params(rung, seed, len(chars))
     names = list(params)
-    optimizer = AdamW([params[name] for name in names], lr=LR, weight_decay=WEIGHT_DECAY)
+    optimizer = make_optimizer(params, lr=LR, weight_decay=WEIGHT_DECAY)  # AdamW; only the matrices decay
     rng = np.random.default_rng(seed)
     offsets = np.arange(SEQ_LEN + 1)
     losses = []
@@ -95,7 +96,19 @@ def char_losses(params, rung, ids):
 
 # --8<-- [end:train-rung]
 
-BLOCK = 512  # the stored run keeps the validation loss summed over blocks of 512 characters of the held-out play
+
+# --8<-- [start:counted-bigram]
+def counted_bigram(smoothing=0.1):
+    """The loss on the held-out play of the table of character pairs counted in the training plays (each count
+    + 0.1, so no pair has probability 0): the best bigram for the training plays, up to the 0.1."""
+    train_ids, val_ids, chars = shakespeare()
+    counts = np.full((len(chars), len(chars)), smoothing)
+    np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1.0)  # each character and the next
+    log_p = np.log(counts / counts.sum(axis=1, keepdims=True))
+    return float(-log_p[val_ids[:-1], val_ids[1:]].mean()), float(-log_p[train_ids[:-1], train_ids[1:]].mean())
+
+
+# --8<-- [end:counted-bigram]
 
 
 def settings() -> dict:
@@ -225,15 +238,19 @@ def compare(before, after, length):
 # --8<-- [end:statistics]
 
 
-# --8<-- [start:verdicts]
+# --8<-- [start:karpathy]
 KARPATHY = {  # the validation losses "Let's build GPT" prints for its rungs on Tiny Shakespeare (rounded, one run each)
-    "bigram": 2.49,
-    "one head": 2.40,
-    "four heads": 2.28,
-    "+ feed-forward": 2.24,
-    "+ residual": 2.08,
-    "+ LayerNorm": 2.06,
+    "bigram": "2.49",
+    "one head": "2.40",
+    "four heads": "2.28",
+    "+ feed-forward": "2.24",
+    "+ residual": "2.08",
+    "+ LayerNorm": "2.06",
 }
+# --8<-- [end:karpathy]
+
+
+# --8<-- [start:verdicts]
 TEXT_BLOCK = 4096  # characters per block when the held-out play is resampled (about a scene's page; see the fold)
 LEVEL = 0.05  # family-wise: the chance that any of the seven verdicts "established" is wrong stays below 5 %
 
@@ -265,20 +282,21 @@ def t_point(alpha, df):
 def ladder_losses() -> Figure:
     """The validation loss of each rung: every seed a dot, the mean a bar, Karpathy's number a diamond."""
     losses, _ = ladder()
-    fig = Figure(figsize=(4.6, 4.0))
+    fig = Figure(figsize=(4.2, 3.9))
     ax = fig.subplots()
     for row, (name, seeds) in enumerate(losses.items()):
         ax.plot(seeds, [row] * len(seeds), "o", color="C0", markersize=4, alpha=0.8)
         ax.plot([seeds.mean()] * 2, [row - 0.32, row + 0.32], color="C1", lw=2.5)
         if name in KARPATHY:
-            ax.plot(KARPATHY[name], row, "D", color="C2", markersize=5, markerfacecolor="none")
+            ax.plot(float(KARPATHY[name]), row, "D", color="C2", markersize=5, markerfacecolor="none")
     ax.plot([], [], "o", color="C0", markersize=4, label="a seed")
     ax.plot([], [], color="C1", lw=2.5, label="mean")
     ax.plot([], [], "D", color="C2", markersize=5, markerfacecolor="none", label="Karpathy")
     ax.set_yticks(range(len(losses)), list(losses))
     ax.invert_yaxis()  # the ladder from the top
     ax.set_xlabel("validation loss (nats per character)")
-    ax.legend(fontsize=10, loc="lower left", handletextpad=0.3, borderaxespad=0.3)
+    ax.legend(fontsize=11, loc="lower center", bbox_to_anchor=(0.4, 1.0), ncol=3, frameon=False,
+              handletextpad=0.3, columnspacing=1.0)  # fmt: skip
     return fig
 
 
@@ -289,24 +307,35 @@ def ladder_losses() -> Figure:
 # --8<-- [start:ladder-steps]
 def ladder_steps() -> Figure:
     """Each step of the ladder: the change of the validation loss seed by seed (dots), its mean (bar) and
-    95 % interval from seeds and text together, coloured by the verdict after Holm's correction."""
+    95 % interval from seeds and text together, coloured by the verdict after Holm's correction. A step too
+    large for the axis is an arrow at its edge, with its mean written beside it."""
     results = steps()
-    fig = Figure(figsize=(4.6, 3.6))
+    low, high = -0.2, 0.07
+    fig = Figure(figsize=(4.2, 3.6))
     ax = fig.subplots()
     colours = {"established": "C0", "not established": "C1"}
     for row, result in enumerate(results.values()):
-        colour = colours[result["verdict"]]
+        colour, mean = colours[result["verdict"]], result["mean"]
+        if not low <= mean <= high:  # off the axis: an arrow at the edge and the mean in words
+            edge = low + 0.006 if mean < low else high - 0.006
+            ax.plot(edge, row, "<" if mean < low else ">", color=colour, markersize=8)
+            shift = 0.01 if mean < low else -0.01
+            ax.text(edge + shift, row, f"{mean:+.2f}".replace("-", "\u2212"), va="center",
+                    ha="left" if mean < low else "right", color=colour, fontsize=11)  # fmt: skip
+            continue
         half = t_point(LEVEL, result["df"]) * math.sqrt(result["seed_se"] ** 2 + result["text_se"] ** 2)
-        ax.plot([result["mean"] - half, result["mean"] + half], [row, row], color=colour, lw=1.5)
+        ax.plot([mean - half, mean + half], [row, row], color=colour, lw=1.5)
         ax.plot(result["per_seed"], [row] * len(result["per_seed"]), "o", color=colour, markersize=3.5)
-        ax.plot([result["mean"]] * 2, [row - 0.3, row + 0.3], color=colour, lw=2.5)
+        ax.plot([mean] * 2, [row - 0.3, row + 0.3], color=colour, lw=2.5)
     for word, colour in colours.items():
         ax.plot([], [], "o-", color=colour, markersize=3.5, label=word)
     ax.axvline(0.0, color="C2", ls="--", lw=1)  # no change
+    ax.set_xlim(low, high)
     ax.set_yticks(range(len(results)), list(results))
     ax.invert_yaxis()
     ax.set_xlabel("change of the loss (nats; below 0: better)")
-    ax.legend(fontsize=10, loc="lower right", handletextpad=0.3, borderaxespad=0.3)
+    ax.legend(fontsize=11, loc="lower center", bbox_to_anchor=(0.4, 1.0), ncol=2, frameon=False,
+              handletextpad=0.3, columnspacing=1.0)  # fmt: skip
     return fig
 
 
