@@ -6,6 +6,11 @@ A chapter's notebook (every page of ``docs/part-*/`` but the index pages) is mad
 (``tools/labs.py``): mkdocs-jupyter renders the solved copy, and this reshapes that HTML so it needs
 neither JupyterLab's CSS nor any script, and writes its formulas as pymdownx.arithmatex writes a chapter's
 (hooks/katex_render.py typesets both alike). ``page.nb_url`` is the download button's link.
+
+A lab's download installs the library in its first cell; the install line is pinned there to the edition the
+site is built from (hooks/edition.py names it), so the checks it imports are the ones the lab was written for.
+The Pages workflow pushes the lab notebooks, blanks and pin included, to the branch ``notebooks``
+(:data:`NOTEBOOKS_BRANCH`), and each lab's page links to that copy on Colab (:func:`colab_url`).
 """
 
 from __future__ import annotations
@@ -28,12 +33,15 @@ from mkdocs.utils.templates import TemplateContext
 from tools import chapters
 from tools.cache import Cache, file_hash, file_sources, files_opened, module_sources
 from tools.chapter_notebook import chapter_notebook
+from tools.edition import REPOSITORY, UNPINNED
 from tools.labs import solved_page
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = re.compile(r"^part-[^/]+/(?!index\.md$)[^/]+\.md$")
 LAB = re.compile(r"^labs/[^/_][^/]*\.py$")
 CSS_PATH = "assets/stylesheets/notebooks.css"
+NOTEBOOKS_BRANCH = "notebooks"  # .github/workflows/pages.yml pushes site/notebooks/lab-*.ipynb there
+COLAB = "https://colab.research.google.com/github/"
 JUPYTER_CONFIG = ROOT / "tools" / "jupyter"  # names tools/kernels.py's kernel manager for nbclient
 SOLVED_LABS = ROOT / ".cache" / "solved" / "labs"  # what mkdocs-jupyter runs and renders; "labs/" for its include
 # nbconvert leaves a Markdown cell's formulas as MathJax reads them: $$...$$, \begin{env}...\end{env}, $...$.
@@ -63,7 +71,8 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files | None:
         found = files.get_file_from_path(path)
         return None if found is None else found.content_bytes
 
-    cache = Cache("notebooks", salt=f"{config.site_url}|{config.repo_url}")
+    pin = config.extra.get("edition", {}).get("pin")
+    cache = Cache("notebooks", salt=f"{config.site_url}|{config.repo_url}|{pin}")
     for file in list(files):
         if not (CHAPTER.match(file.src_uri) or LAB.match(file.src_uri)):
             continue
@@ -73,8 +82,8 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files | None:
                 if CHAPTER.match(file.src_uri):
                     site_url, repo_url = config.site_url or "", config.repo_url or ""
                     notebook = chapter_notebook(file.content_string, file.src_uri, site_url, repo_url, image_data)
-                else:  # a lab: its jupytext source, without outputs
-                    notebook = jupytext.reads(file.content_string, fmt="py:percent")
+                else:  # a lab: its jupytext source, without outputs, installing this edition of the library
+                    notebook = pinned(jupytext.reads(file.content_string, fmt="py:percent"), pin)
                     notebook.metadata.pop("jupytext", None)
             read = _sources(file) | opened
             key = hashlib.sha256("".join(sorted(f"{path}{file_hash(path)}" for path in read)).encode()).hexdigest()
@@ -82,7 +91,7 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files | None:
             cache.put(file.src_uri, stored, read)
         files.append(File.generated(config, notebook_path(file.src_uri), content=stored["notebook"]))
         if LAB.match(file.src_uri):
-            file.abs_src_path = _solved_lab(file, stored["key"])
+            file.abs_src_path = _solved_lab(file, stored["key"], colab_url(file.src_uri, config.repo_url or ""))
     return files
 
 
@@ -118,13 +127,28 @@ def notebook_path(src_uri: str) -> str:
     return "notebooks/" + re.sub(r"^labs/", "lab-", re.sub(r"\.(md|py)$", "", src_uri)).replace("/", "-") + ".ipynb"
 
 
-def _solved_lab(file: File, key: str) -> str:
+def pinned(notebook, pin: str | None):
+    """The notebook with every ``pip install git+…`` of the library in its code pinned to ``pin`` (a tag or commit)."""
+    if pin:
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                cell.source = UNPINNED.sub(f"{REPOSITORY}@{pin}", cell.source)
+    return notebook
+
+
+def colab_url(src_uri: str, repo_url: str) -> str:
+    """The lab's notebook, as the Pages workflow pushes it to the branch ``notebooks``, opened in Colab."""
+    repository = repo_url.rstrip("/").removeprefix("https://github.com/")
+    return f"{COLAB}{repository}/blob/{NOTEBOOKS_BRANCH}/{Path(notebook_path(src_uri)).name}"
+
+
+def _solved_lab(file: File, key: str, colab: str) -> str:
     """Write the lab with its solutions filled in, when its download's ``key`` (the lab and all it depends on)
     changed. mkdocs-jupyter caches its run by the file's content, so the key goes into the notebook's
     metadata: a library change runs the lab again; an unchanged file keeps `mkdocs serve` from seeing an edit."""
     path = SOLVED_LABS / Path(file.src_uri).name
     if not path.exists() or key not in path.read_text(encoding="utf-8"):  # however YAML quotes it
-        notebook = solved_page(jupytext.reads(file.content_string, fmt="py:percent"))
+        notebook = solved_page(jupytext.reads(file.content_string, fmt="py:percent"), colab)
         notebook.metadata["built_from"] = key
         notebook.metadata["jupytext"] = {"notebook_metadata_filter": "built_from"}  # jupytext drops it otherwise
         path.parent.mkdir(parents=True, exist_ok=True)

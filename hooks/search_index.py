@@ -8,7 +8,8 @@ every other hook) never sees the copy:
   thirds of the index's bytes. So every highlighted block -- chapters' code and outputs, labs' cells,
   docstrings' examples -- is marked ``data-search-exclude``, which Material's search skips, and so are the
   exercises' folded solutions (``??? success``: a search finds the exercise, not its answer) and the figures
-  a reader moves (their SVG and frames are no words). What they hold is left out of the copy: Material's
+  a reader moves (their SVG and frames are no words), and the reading time under each title
+  (hooks/reading_time.py). What they hold is left out of the copy: Material's
   search would parse it only to skip it, half the time it spent on a page.
 - A formula (a TeX placeholder until hooks/katex_render.py typesets it when the page is written) is indexed
   as a plain text form, ``-log Q(x)`` for ``-\\log Q(x)``, so that result snippets have no holes.
@@ -31,7 +32,7 @@ from tools.formula_text import formula_text
 
 NOT_SEARCHED = re.compile(
     r'<(?:div class="(?![^"]*\bdoc-signature\b)[^"]*\bhighlight\b[^"]*"'
-    r'|details class="(?:mkdocstrings-source|success)"|figure class="explorer")[^>]*>'
+    r'|details class="(?:mkdocstrings-source|success)"|figure class="explorer"|p class="reading-time")[^>]*>'
 )
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 

@@ -24,6 +24,7 @@ _JOBS: dict[str, _Job] = {}
 _PROCESSES: list[subprocess.Popen] = []
 _LOCK = threading.Lock()
 _TEMP: list[Path] = []
+COLLECTED: list = []  # the session's collected tests, for a job that computes only what they need
 
 
 class _Job:
@@ -86,6 +87,7 @@ def result(name: str):
 
 def start_needed(items) -> None:
     """Start every background fixture that a collected test needs."""
+    COLLECTED[:] = items
     needed = {name for item in items for name in getattr(item, "fixturenames", ())}
     for name, job in _JOBS.items():
         if name in needed:

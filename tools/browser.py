@@ -193,6 +193,8 @@ def site_pages(site: Path) -> list[str]:
     pages = []
     for html in sorted(site.rglob("*.html")):
         relative = html.relative_to(site).as_posix()
+        if relative.startswith("print_page/"):  # printed to the PDF and removed while the site is read
+            continue
         pages.append(relative[: -len("index.html")] if relative.endswith("index.html") else relative)
     return pages
 

@@ -1,9 +1,10 @@
 """The labs' exercises and their reference solutions, shared by the build and the tests.
 
 A lab (``docs/labs/*.py``, jupytext percent format) has cells tagged ``exercise`` with a ``...`` for the
-learner to replace, each followed by a Markdown cell holding the reference solution: a ``python`` fence in
-a folded ``<details>`` block. The downloadable notebook keeps the blanks; the site shows the solved run
-(``solved_page``), so the reader sees every figure and every check passing.
+learner to replace, each followed by a Markdown cell holding a folded hint (``<details><summary>Hint``) and
+then the reference solution: a ``python`` fence in a folded ``<details><summary>Solution`` block. The
+downloadable notebook keeps the blanks; the site shows the solved run (``solved_page``), so the reader sees
+every figure and every check passing, with the hints still folded.
 """
 
 from __future__ import annotations
@@ -13,15 +14,17 @@ import re
 
 import nbformat
 
-SOLUTION = re.compile(r"<details>.*?```python\n(?P<code>.*?)\n```.*?</details>", re.S)
+SOLUTION = re.compile(r"<details><summary>Solution</summary>.*?```python\n(?P<code>.*?)\n```.*?</details>", re.S)
+HINT = re.compile(r"<details><summary>Hint</summary>.*?</details>", re.S)
 
 # Raw HTML in the theme's admonition markup: a notebook's Markdown is not Python-Markdown.
 SOLVED_NOTE = """\
 <div class="admonition tip">
 <p class="admonition-title">This page shows the lab solved</p>
 <p>Every exercise cell below holds its solution, and every check says <strong>Correct</strong>. To do the
-lab yourself, download the notebook with the button at the top of the page: there each exercise cell holds
-a <code>...</code> to replace, and its checks say <strong>Not yet</strong> until you do.</p>
+lab yourself, download the notebook with the button at the top of the page, or
+<a href="{colab}">open it in Colab</a>: there each exercise cell holds a <code>...</code> to replace, and its
+checks say <strong>Not yet</strong> until you do.</p>
 </div>"""
 
 
@@ -53,12 +56,17 @@ def solved(notebook):
     return with_code(notebook, {n: solution(notebook, i) for n, i in enumerate(exercises(notebook), start=1)})
 
 
-def solved_page(notebook):
+def solved_page(notebook, colab: str):
     """What the site shows: the solved notebook, its exercise cells tagged ``solution`` instead, without the
-    folded solutions (the cell above already holds the code), and a note under the title saying so."""
+    folded solutions (the cell above already holds the code) but with the folded hints, and a note under the
+    title saying so, with the link that opens the notebook in Colab."""
     page = solved(notebook)
     for index in reversed(exercises(notebook)):
         page.cells[index].metadata["tags"] = ["solution"]
-        del page.cells[index + 1]
-    page.cells.insert(1, nbformat.v4.new_markdown_cell(SOLVED_NOTE))
+        hint = HINT.search(page.cells[index + 1].source)
+        if hint:
+            page.cells[index + 1].source = hint.group(0)
+        else:
+            del page.cells[index + 1]
+    page.cells.insert(1, nbformat.v4.new_markdown_cell(SOLVED_NOTE.format(colab=colab)))
     return page

@@ -30,9 +30,9 @@ FOLDED_DEEPER = re.compile(r"^(\s*)\?\?\? deeper\b")  # ???+ is open, so core
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 DISPLAY = re.compile(r"\$\$.*?\$\$", re.S)
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$")
-IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)(\{[^}]*\})?")
+IMAGE = re.compile(r"!\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^)]*\)(\{[^}]*\})?")  # alt text may hold [brackets]
 LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-TAG = re.compile(r"<!--.*?-->|<[^>]+>", re.S)
+TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][^>]*>", re.S)  # a tag, not a formula's < (η < 2/a)
 WORD = re.compile(r"[^\s|]*[A-Za-z0-9\\][^\s|]*")
 
 

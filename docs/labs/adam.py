@@ -8,181 +8,114 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   lab:
+#     minutes: 35
+#     difficulty: 2
+#     path: false
 # ---
 
 # %% [markdown]
 # # Lab: Adam and AdamW
 #
-# You write the two optimizers that train almost every Transformer, step by step, and compare them
-# with the library's `optim.Adam` and `optim.AdamW`. At step $t = 1, 2, \ldots$, for a parameter
-# $\theta$ with gradient $g$, entry by entry:
+# **About 35 minutes · difficulty 2 of 3 (standard)** · after
+# [Gradient descent and optimizers](https://transformer-math.github.io/mathematics-for-transformers/part-3/optimizers/)
 #
-# $$
-# \begin{aligned}
-# m &\leftarrow \beta_1 m + (1 - \beta_1)\, g, \\
-# v &\leftarrow \beta_2 v + (1 - \beta_2)\, g^2, \\
-# \hat m &= \frac{m}{1 - \beta_1^t}, \quad \hat v = \frac{v}{1 - \beta_2^t}, \\
-# \theta &\leftarrow \theta - \eta \, \frac{\hat m}{\sqrt{\hat v} + \epsilon}.
-# \end{aligned}
-# $$
+# Adam keeps two running averages per parameter, of the gradient $g$ and of its square, and steps by their
+# ratio, so that every entry moves by about the learning rate $\eta$ whatever the scale of its gradient:
 #
-# $m$ and $v$ start at 0, so for the first steps they are too small; dividing by $1 - \beta^t$, the
-# **bias correction**, undoes that. You will watch it at work. The chapter
-# [Gradient descent and optimizers](https://transformer-math.github.io/mathematics-for-transformers/part-3/optimizers/) derives every line. The lab needs the
-# guide's library: `pip install git+https://github.com/transformer-math/mathematics-for-transformers`.
+# $$m \leftarrow \beta_1 m + (1 - \beta_1)\, g, \qquad v \leftarrow \beta_2 v + (1 - \beta_2)\, g^2 ,$$
 #
-# **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
-# under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
+# entry by entry, both starting at 0. You find out what starting at 0 does and how Adam undoes it, write a
+# step of Adam and one of AdamW, and predict how the two ways of decaying weights differ.
+#
+# **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
+# to replace; the cell under it calls `check`, which runs your code on hidden cases and prints
+# **Correct**, or what is wrong and on which case, or **Not yet** while the `...` is there. Under each
+# exercise a hint and a solution are folded: open the hint first.
 
-# %% [markdown]
-# Run this cell first. It defines `check`, which runs your answer, compares it with the expected
-# numbers and prints **Correct** or what is wrong.
+# %%
+# The guide's library holds this lab's checks (NumPy is all it needs). On Colab, or in a Python without
+# it, this cell installs it, pinned to the edition of this notebook.
+import importlib
+import subprocess
+import sys
+
+try:
+    import transformer_math.labs  # noqa: F401
+except ImportError:
+    library = "git+https://github.com/transformer-math/mathematics-for-transformers"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", library], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import numpy as np
 
-from transformer_math.optim import Adam, AdamW
-
-
-def check(name, answer, expected, tol=1e-6):
-    """Print "Correct: name" if answer() equals expected, else what's wrong."""
-    try:
-        got = answer()
-        if got is Ellipsis:
-            return print(f"Not yet: {name} - replace the ... in the exercise.")
-        if got is None:
-            return print(f"Wrong: {name} is None - a missing return?")
-        got = np.asarray(got, dtype=float)
-    except Exception as err:
-        if "ellipsis" in str(err):  # an exercise this check needs still holds its ...
-            return print(f"Not yet: {name} - replace the ... in the exercise.")
-        return print(f"Wrong: {name} raised {type(err).__name__}: {err}")
-    expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
-        print(f"Wrong: {name} has shape {got.shape}, not {expected.shape}.")
-    elif not np.all(np.isfinite(got)):
-        print(f"Wrong: {name} contains inf or nan:\n{got}")
-    elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 6)}\nbut should be\n{np.round(expected, 6)}")
-    else:
-        print(f"Correct: {name}")
-
+from transformer_math.labs.adam import check
 
 # %% [markdown]
 # ## 1. A running average that starts at zero
 #
-# Feed the same gradient $g = 2$ five times into $m \leftarrow \beta_1 m + (1 - \beta_1) g$ with
-# $\beta_1 = 0.9$, starting from $m = 0$. Collect $m$ after each step in `m_raw`, and the corrected
-# $\hat m = m / (1 - \beta_1^t)$ in `m_hat` ($t = 1, \ldots, 5$).
+# Feed the same gradient $g$ into $m \leftarrow \beta_1 m + (1 - \beta_1) g$ again and again, from $m = 0$.
+# Write `m_after_steps(g, beta1, t)`: $m$ after $t$ steps, in closed form (no loop), for a number or an
+# array $g$.
+
 
 # %% tags=["exercise"]
-beta1, g = 0.9, 2.0
-m_raw, m_hat = [], []
-m = 0.0
-for t in range(1, 6):
-    correction = 1 - beta1**t
-    ...  # your code: update m, append m to m_raw and m / correction to m_hat
+def m_after_steps(g, beta1, t):
+    g = np.asarray(g, dtype=float)
+    return ...  # your code
+
 
 # %% [markdown]
-# <details><summary>Solution</summary>
+# <details><summary>Hint</summary>
 #
-# ```python
-# beta1, g = 0.9, 2.0
-# m_raw, m_hat = [], []
-# m = 0.0
-# for t in range(1, 6):
-#     correction = 1 - beta1**t
-#     m = beta1 * m + (1 - beta1) * g
-#     m_raw.append(m)
-#     m_hat.append(m / correction)
-# ```
+# Write out the first three: $m_1 = (1 - \beta_1) g$, $m_2 = \beta_1 (1 - \beta_1) g + (1 - \beta_1) g$, ...
+# The sum $(1 - \beta_1)(1 + \beta_1 + \dots + \beta_1^{t-1})$ is a geometric series.
 #
 # </details>
-
-
-# %%
-def filled(values):
-    return values if len(values) else ...
-
-
-check("m_raw", lambda: filled(m_raw), [0.2, 0.38, 0.542, 0.6878, 0.81902])
-check("m_hat", lambda: filled(m_hat), [2, 2, 2, 2, 2])
-for t, (raw, corrected) in enumerate(zip(m_raw, m_hat), start=1):
-    print(f"t = {t}:  m = {raw:.4f}   1 - beta1^t = {1 - beta1**t:.4f}   m_hat = {corrected:.4f}")
-
-# %% [markdown]
-# The raw average creeps up from 0.2 towards 2; it would take about 30 steps to get close. The
-# corrected one is exactly 2 from the first step: after $t$ constant steps, $m = g(1 - \beta_1^t)$,
-# and the correction divides that factor out.
 #
-# ## 2. One Adam step
-#
-# Write the whole step. It returns the new $\theta$, $m$ and $v$ (arrays, entry by entry); `t`
-# counts from 1.
-
-
-# %% tags=["exercise"]
-def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
-    return ...  # your code: return theta, m, v
-
-
-# %% [markdown]
 # <details><summary>Solution</summary>
 #
+# $m_t = (1 - \beta_1) g \sum_{k=0}^{t-1} \beta_1^k = g\,(1 - \beta_1^t)$:
+#
 # ```python
-# def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
-#     m = beta1 * m + (1 - beta1) * g
-#     v = beta2 * v + (1 - beta2) * g**2
-#     m_hat = m / (1 - beta1**t)
-#     v_hat = v / (1 - beta2**t)
-#     theta = theta - lr * m_hat / (np.sqrt(v_hat) + eps)
-#     return theta, m, v
+# def m_after_steps(g, beta1, t):
+#     g = np.asarray(g, dtype=float)
+#     return g * (1 - beta1**t)
 # ```
 #
 # </details>
 
 # %%
-grads = [np.array([0.5, -100.0]), np.array([0.4, 50.0]), np.array([-0.1, 20.0])]
-
-
-def three_steps(step, **options):
-    """theta, m, v after three steps of `step` from theta = (1, -2), m = v = 0."""
-    theta, m, v = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2)
-    for t, g in enumerate(grads, start=1):
-        result = step(theta, g, m, v, t, lr=0.1, **options)
-        if result is Ellipsis:
-            return ..., ..., ...
-        theta, m, v = result
-    return theta, m, v
-
-
-w = np.array([1.0, -2.0])
-library = Adam([w], lr=0.1)
-for g in grads:
-    library.step([g])
-check("theta after 3 Adam steps", lambda: three_steps(adam_step)[0], w)
-check("m after 3 Adam steps", lambda: three_steps(adam_step)[1], library.m[0])
-check("v after 3 Adam steps", lambda: three_steps(adam_step)[2], library.v[0])
+check("m_after_steps", m_after_steps)
 
 # %% [markdown]
-# The two entries' gradients differ by a factor of 200 at the first step, yet both entries moved by
-# about $\eta = 0.1$: dividing by $\sqrt{\hat v}$ gives each entry its own scale.
+# With $\beta_1 = 0.9$ the average is $0.1g$ after one step and still only $0.65g$ after ten: too small, for
+# no reason but its start. Dividing by $1 - \beta_1^t$ gives back $g$ exactly, from the first step on; Adam
+# does that to both averages, $\hat m = m / (1 - \beta_1^t)$ and $\hat v = v / (1 - \beta_2^t)$: the **bias
+# correction**.
 #
-# ## 3. Without the correction, by hand
+# ## 2. Without the correction, by hand
 #
-# Take the first step ($t = 1$) of Adam *without* bias correction, for a single entry with
-# gradient $g = 2$: $m = 0.1 \cdot 2$, $v = 0.001 \cdot 4$ and the step is
-# $\eta\, m / \sqrt v$ with $\eta = 0.1$ (leave out $\epsilon$). How long is it?
+# Adam's step is $\eta\, \hat m / (\sqrt{\hat v} + \epsilon)$. Take the first step ($t = 1$) *without* the
+# correction, $\eta\, m / \sqrt v$, for one entry with gradient $g = 2$, $\beta_1 = 0.9$, $\beta_2 = 0.999$ and
+# $\eta = 0.1$ (leave out $\epsilon$). How long is it? Four decimals.
 
 # %% tags=["exercise"]
 uncorrected_first_step = ...  # a number
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# After one step from 0, $m = (1 - \beta_1) g$ and $v = (1 - \beta_2) g^2$.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
-# $m / \sqrt v = 0.2 / \sqrt{0.004} = 0.2 / 0.0632 = 3.162$, so the step is $0.3162$: more than three
-# times the step of $\eta = 0.1$ that the corrected Adam takes. Without correction,
-# $m / \sqrt v = (1 - \beta_1) / \sqrt{1 - \beta_2} \approx 3.16$ at $t = 1$, whatever $g$ is.
+# $m = 0.2$, $v = 0.004$, $m / \sqrt v = 3.162$, and the step is $0.3162$: more than three times the step of
+# $\eta = 0.1$ that the corrected Adam takes. Without the correction
+# $m / \sqrt v = (1 - \beta_1)/\sqrt{1 - \beta_2} \approx 3.16$ at $t = 1$, whatever $g$ is.
 #
 # ```python
 # uncorrected_first_step = 0.1 * 0.2 / np.sqrt(0.004)
@@ -191,27 +124,77 @@ uncorrected_first_step = ...  # a number
 # </details>
 
 # %%
-check("uncorrected_first_step", lambda: uncorrected_first_step, 0.1 * 0.2 / np.sqrt(0.004), tol=1e-4)
+check("uncorrected_first_step", uncorrected_first_step)
+
+# %% [markdown]
+# ## 3. One Adam step
+#
+# Write `adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8)`: one step of Adam at step
+# `t` (counting from 1), from the state `m`, `v`, with bias correction, returning the new `theta`, `m` and
+# `v` as new arrays (the caller's arrays stay as they are).
+
+
+# %% tags=["exercise"]
+def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))
+    return ...  # your code: theta, m, v
+
+
+# %% [markdown]
+# <details><summary>Hint</summary>
+#
+# $$\begin{aligned} m &\leftarrow \beta_1 m + (1 - \beta_1)\, g, \quad v \leftarrow \beta_2 v + (1 - \beta_2)\, g^2, \\ \hat m &= \frac{m}{1 - \beta_1^t}, \quad \hat v = \frac{v}{1 - \beta_2^t}, \quad \theta \leftarrow \theta - \eta \, \frac{\hat m}{\sqrt{\hat v} + \epsilon}. \end{aligned}$$
+#
+# `m = beta1 * m + ...` makes a new array; `m *= beta1` would change the caller's.
+#
+# </details>
+#
+# <details><summary>Solution</summary>
+#
+# ```python
+# def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+#     theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))
+#     m = beta1 * m + (1 - beta1) * g
+#     v = beta2 * v + (1 - beta2) * g**2
+#     m_hat = m / (1 - beta1**t)
+#     v_hat = v / (1 - beta2**t)
+#     return theta - lr * m_hat / (np.sqrt(v_hat) + eps), m, v
+# ```
+#
+# </details>
+
+# %%
+check("adam_step", adam_step)
 
 # %% [markdown]
 # ## 4. AdamW
 #
-# AdamW shrinks the parameters towards 0 *before* Adam's step, by the learning rate times the weight
-# decay $\lambda$, and keeps the decay out of $m$ and $v$ (PyTorch's convention):
-# $\theta \leftarrow \theta - \eta \lambda \theta$, then Adam's step from the loss gradient alone.
-# Use your `adam_step`.
+# AdamW (Loshchilov and Hutter) decays the weights *apart from* the gradient: each step first shrinks
+# $\theta$ towards 0 by the learning rate times the weight decay $\lambda$, then takes Adam's step computed
+# from the loss gradient alone, so that the decay never enters $m$ and $v$ (PyTorch's convention). Write
+# `adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8)` with your
+# `adam_step`.
 
 
 # %% tags=["exercise"]
 def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
-    return ...  # your code: return theta, m, v
+    theta = np.asarray(theta, dtype=float)
+    return ...  # your code: theta, m, v
 
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# $\theta \leftarrow \theta - \eta\lambda\theta$, then Adam's step from $g$. The order matters a little: the
+# decay uses $\theta$ as it was before the step.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # ```python
 # def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
+#     theta = np.asarray(theta, dtype=float)
 #     theta = theta - lr * weight_decay * theta
 #     return adam_step(theta, g, m, v, t, lr, beta1, beta2, eps)
 # ```
@@ -219,63 +202,66 @@ def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.
 # </details>
 
 # %%
-w = np.array([1.0, -2.0])
-library = AdamW([w], lr=0.1, weight_decay=0.5)
-for g in grads:
-    library.step([g])
-check("theta after 3 AdamW steps", lambda: three_steps(adamw_step, weight_decay=0.5)[0], w)
-check("m after 3 AdamW steps", lambda: three_steps(adamw_step, weight_decay=0.5)[1], library.m[0])
+check("adamw_step", adamw_step)
 
 # %% [markdown]
-# ## 5. Decoupled, or an L2 term?
+# ## 5. Predict: decoupled, or an L2 term?
 #
-# The older way to decay weights adds $\frac{\lambda}{2} \lVert \theta \rVert^2$ to the loss, that
-# is $\lambda \theta$ to the gradient, and lets Adam divide it by $\sqrt{\hat v}$ with the rest.
-# Write that step, with your `adam_step`.
+# The older way to decay weights adds $\frac{\lambda}{2} \lVert \theta \rVert^2$ to the loss, that is
+# $\lambda\theta$ to the gradient, and lets Adam normalise it with the rest: `adam_l2_step` below. Take a
+# weight the loss does not care about ($g = 0$) at $\theta = 10$, with $\lambda = 0.01$ and $\eta = 0.1$, for
+# 10 steps. Before you run the cell after the next, write down which moves it further towards 0:
+# `"adam + l2"` or `"adamw"`.
+
+
+# %%
+def adam_l2_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01):
+    return adam_step(theta, np.asarray(g) + weight_decay * np.asarray(theta), m, v, t, lr)
 
 
 # %% tags=["exercise"]
-def adam_l2_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01):
-    return ...  # your code: return theta, m, v
-
+prediction = ...  # "adam + l2" or "adamw"
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
+# Either is a right answer here, if you wrote it before running the next cells. One that reasons from
+# Adam's normalisation:
+#
 # ```python
-# def adam_l2_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01):
-#     return adam_step(theta, g + weight_decay * theta, m, v, t, lr)
+# prediction = "adam + l2"
 # ```
+#
+# With the L2 term the whole gradient is $\lambda\theta$, and Adam divides it by its own size: a step of
+# about $\eta = 0.1$, whatever $\lambda$. AdamW shrinks by the factor $1 - \eta\lambda = 0.999$ a step.
 #
 # </details>
 
-# %% [markdown]
-# A weight the loss does not care about ($g = 0$) starts at 10, with $\lambda = 0.01$. With the L2
-# term its whole gradient is $\lambda \theta$, and Adam normalises that to a step of about
-# $\eta = 0.1$ whatever $\lambda$ is; AdamW shrinks it by the factor $1 - \eta\lambda$ per step.
+# %%
+check("prediction", prediction)
 
 
 # %%
 def ten_steps(step):
     theta, m, v = np.array([10.0]), np.zeros(1), np.zeros(1)
     for t in range(1, 11):
-        result = step(theta, np.zeros(1), m, v, t, lr=0.1, weight_decay=0.01)
-        if result is Ellipsis:
-            return ...
-        theta, m, v = result
-    return theta
+        theta, m, v = step(theta, np.zeros(1), m, v, t, lr=0.1, weight_decay=0.01)
+    return theta[0]
 
 
-w = np.array([10.0])
-library = Adam([w], lr=0.1)
-for _ in range(10):
-    library.step([0.01 * w])  # the gradient of the L2 term
-check("Adam + L2 after 10 steps", lambda: ten_steps(adam_l2_step), w)
-check("AdamW after 10 steps", lambda: ten_steps(adamw_step), [10 * 0.999**10])
-print("Adam + L2:", np.round(w, 4), "  AdamW:", np.round(10 * 0.999**10, 4))
+if check.ready(adamw_step, np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1) and prediction is not Ellipsis:
+    l2, decoupled = ten_steps(adam_l2_step), ten_steps(adamw_step)
+    print(f"after 10 steps from 10: Adam + L2 {l2:.4f}, AdamW {decoupled:.4f}")
+    further = "adam + l2" if l2 < decoupled else "adamw"
+    print(f"You predicted {prediction!r}:", "it held." if prediction == further else "it did not hold.")
 
 # %% [markdown]
-# Adam with L2 moved the weight from 10 to about 9, AdamW to 9.90. With the L2 term, the decay a
-# weight feels depends on its gradient history through $\hat v$, so $\lambda$ and $\eta$ pull on each
-# other; decoupled, the decay is exactly $\eta\lambda\theta$ per step, and the two can be tuned
-# separately. That is the point of Loshchilov and Hutter's AdamW.
+# With the L2 term, the decay a weight feels depends on its gradient history through $\hat v$, so $\lambda$
+# and $\eta$ pull on each other; decoupled, the decay is exactly $\eta\lambda\theta$ per step, and the two can
+# be tuned apart. That is the point of AdamW.
+#
+# ## What you wrote
+#
+# The optimizer that trains almost every Transformer, equal on hidden states to the library's
+# `transformer_math.optim.AdamW`, which [your own GPT](https://transformer-math.github.io/mathematics-for-transformers/labs/your-own-gpt/)
+# puts to work on a whole model's parameters.

@@ -8,108 +8,77 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   lab:
+#     minutes: 25
+#     difficulty: 2
+#     path: true
 # ---
 
 # %% [markdown]
 # # Lab: attention by hand
 #
-# One attention head, four tokens, every number checked. Each row of $X$ is the embedding of one
-# token ($d_{\text{model}} = 3$); three weight matrices project it to a query, a key and a value
-# of size $d_k = 2$:
+# **About 25 minutes · difficulty 2 of 3 (standard)** · after
+# [Attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/attention/) and
+# [Multi-head attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/multi-head/);
+# on the one-day path
 #
-# $$
-# Q = X W_Q, \quad K = X W_K, \quad V = X W_V .
-# $$
+# Each token of a sequence asks a question (its query), offers a label (its key) and carries a content
+# (its value), all three made from its embedding by a matrix: $Q = XW_Q$, $K = XW_K$, $V = XW_V$. Every
+# query scores every key, the scores of one query become weights, and the query's output is the weighted
+# average of the values. You work one score by hand, then write the mask that keeps a language model from
+# looking ahead, attention itself for any shapes, and the multi-head attention of a Transformer block.
 #
-# Then each token scores every token, the scores become weights, and the output is a weighted
-# average of the values:
-#
-# $$
-# \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .
-# $$
-#
-# The last two exercises go on to what a Transformer adds: a causal mask, so that no token looks
-# ahead, and two heads that attend independently.
-#
-# **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
-# under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
+# **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
+# to replace; the cell under it calls `check`, which runs your code on hidden cases and prints
+# **Correct**, or what is wrong and on which case, or **Not yet** while the `...` is there. Under each
+# exercise a hint and a solution are folded: open the hint first.
 
-# %% [markdown]
-# Run this cell first. It defines `check`, which runs your answer, compares it with the expected
-# numbers and prints **Correct** or what is wrong.
+# %%
+# The guide's library holds this lab's checks (NumPy is all it needs). On Colab, or in a Python without
+# it, this cell installs it, pinned to the edition of this notebook.
+import importlib
+import subprocess
+import sys
+
+try:
+    import transformer_math.labs  # noqa: F401
+except ImportError:
+    library = "git+https://github.com/transformer-math/mathematics-for-transformers"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", library], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import numpy as np
 
+from transformer_math.labs.attention import check
 
-def check(name, answer, expected, tol=1e-4):
-    """Print "Correct: name" if answer() equals expected, else what's wrong."""
-    try:
-        got = answer()
-        if got is Ellipsis:
-            return print(f"Not yet: {name} - replace the ... in the exercise.")
-        if got is None:
-            return print(f"Wrong: {name} is None - a missing return?")
-        got = np.asarray(got, dtype=float)
-    except Exception as err:
-        return print(f"Wrong: {name} raised {type(err).__name__}: {err}")
-    expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
-        print(f"Wrong: {name} has shape {got.shape}, not {expected.shape}.")
-    elif not np.all(np.isfinite(got)):
-        print(f"Wrong: {name} contains inf or nan:\n{got}")
-    elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
-    else:
-        print(f"Correct: {name}")
-
-
-# %%
+# four tokens with embeddings of width 3, and projections to queries, keys and values of width d_k = 2
 X = np.array([[1, 0, 1], [0, 2, 0], [1, 1, 0], [0, 0, 1]], dtype=float)
 W_Q = np.array([[1, 0], [0, 1], [1, -1]], dtype=float)
 W_K = np.array([[1, 0], [0, 1], [0, 1]], dtype=float)
 W_V = np.array([[1, 0], [0, 1], [2, 0]], dtype=float)
 
 # %% [markdown]
-# ## 1. Queries, keys and values
+# ## 1. One score, by hand
 #
-# Each is a $4 \times 2$ matrix: one row per token.
-
-# %% tags=["exercise"]
-Q = ...
-K = ...
-V = ...
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# Q = X @ W_Q
-# K = X @ W_K
-# V = X @ W_V
-# ```
-#
-# </details>
-
-# %%
-check("Q", lambda: Q, [[2, -1], [0, 2], [1, 1], [1, -1]])
-check("K", lambda: K, [[1, 1], [0, 2], [1, 1], [0, 1]])
-check("V", lambda: V, [[3, 0], [0, 2], [1, 1], [2, 0]])
-
-# %% [markdown]
-# ## 2. One score, by hand
-#
-# How much does token 1 (the second row, counting from 0) look at token 0? Its raw score is the
-# dot product $q_1 \cdot k_0$ of row 1 of $Q$ and row 0 of $K$. Work it out on paper.
+# How strongly does token 1 (the second row, counting from 0) look at token 0? Work out its raw score,
+# the dot product $q_1 \cdot k_0$ before any scaling, on paper, from $X$ and the projections.
 
 # %% tags=["exercise"]
 score_1_0 = ...  # a number
 
-
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# The query of token 1 is row 1 of $X$ times $W_Q$: $q_1 = x_1 W_Q$; the key of token 0 is
+# $k_0 = x_0 W_K$. Then the dot product of the two rows.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
-# $q_1 = (0, 2)$ and $k_0 = (1, 1)$, so $q_1 \cdot k_0 = 0 \cdot 1 + 2 \cdot 1 = 2$.
+# $q_1 = (0, 2, 0)\, W_Q = (0, 2)$ and $k_0 = (1, 0, 1)\, W_K = (1, 1)$, so
+# $q_1 \cdot k_0 = 0 \cdot 1 + 2 \cdot 1 = 2$.
 #
 # ```python
 # score_1_0 = 2
@@ -118,165 +87,190 @@ score_1_0 = ...  # a number
 # </details>
 
 # %%
-check("score_1_0", lambda: score_1_0, 2)
+check("score_1_0", score_1_0)
 
 # %% [markdown]
-# ## 3. All the scaled scores
+# ## 2. The causal mask
 #
-# The $4 \times 4$ matrix $S = Q K^\top / \sqrt{d_k}$: entry $(i, j)$ says how much token $i$
-# looks at token $j$. Dividing by $\sqrt{d_k}$ keeps the scores from growing with the size of the
-# vectors.
+# A language model predicts each token from the tokens *before* it, so query $i$ may see key $j$ only
+# if $j \le i$. Write `causal_mask(n)`: an $(n, n)$ boolean array, `True` where query $i$ (row) may see key
+# $j$ (column).
+
 
 # %% tags=["exercise"]
-d_k = 2
-S = ...
+def causal_mask(n):
+    return ...  # your code: shape (n, n), dtype bool
+
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# Draw it for $n = 3$: row 0 sees only column 0, row 2 sees all three. Which triangle is that, and does
+# it include the diagonal? NumPy has `np.tril` and `np.triu`.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
+# The lower triangle, diagonal included: a token sees itself.
+#
 # ```python
-# d_k = 2
-# S = Q @ K.T / np.sqrt(d_k)
+# def causal_mask(n):
+#     return np.tril(np.ones((n, n), dtype=bool))
 # ```
 #
 # </details>
 
 # %%
-raw_scores = [[1, -2, 1, -1], [2, 4, 2, 2], [2, 2, 2, 1], [0, -2, 0, -1]]
-check("S", lambda: S, np.array(raw_scores) / np.sqrt(2))
+check("causal_mask", causal_mask)
 
 # %% [markdown]
-# ## 4. Attention weights
+# ## 3. Attention
 #
-# Softmax of each row of $S$ (subtract each row's maximum first). Every row of the weights is a
-# probability distribution over the four tokens.
+# Write `attention(Q, K, V, mask=None)`, the output of every query, for queries $Q$ of shape
+# $(\dots, n_q, d_k)$, keys $K$ of shape $(\dots, n_k, d_k)$ and values $V$ of shape $(\dots, n_k, d_v)$
+# (the leading axes, if any, are a batch and heads: every slice is attended on its own):
+#
+# * query $i$ scores key $j$ by their dot product, divided by $\sqrt{d_k}$ so that the scores keep a spread
+#   of about 1 whatever the width $d_k$;
+# * where `mask` is `False`, query $i$ may not see key $j$: its weight there must be exactly 0;
+#   `mask=None` means no mask;
+# * each query's weights over the keys sum to 1, and its output is the weighted average of the values.
+#
+# Scores may be in the thousands.
+
 
 # %% tags=["exercise"]
-weights = ...
+def attention(Q, K, V, mask=None):
+    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+    return ...  # your code: shape (..., n_q, d_v)
+
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# $$\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V,$$
+#
+# with the softmax taken along the keys (the last axis of the scores), stably, as in the softmax lab. With
+# leading axes, $K^\top$ must swap only the last two: `np.swapaxes(K, -1, -2)`. A masked score becomes
+# $-\infty$ before the softmax (`np.where(mask, scores, -np.inf)`), and $e^{-\infty} = 0$.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # ```python
-# exp = np.exp(S - np.max(S, axis=-1, keepdims=True))
-# weights = exp / np.sum(exp, axis=-1, keepdims=True)
+# def attention(Q, K, V, mask=None):
+#     Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+#     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # (..., n_q, n_k)
+#     if mask is not None:
+#         scores = np.where(mask, scores, -np.inf)
+#     weights = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+#     weights = weights / np.sum(weights, axis=-1, keepdims=True)
+#     return weights @ V
 # ```
 #
 # </details>
 
 # %%
-check(
-    "weights",
-    lambda: weights,
-    [
-        [0.4232, 0.0507, 0.4232, 0.1029],
-        [0.1406, 0.5783, 0.1406, 0.1406],
-        [0.2863, 0.2863, 0.2863, 0.1412],
-        [0.3655, 0.0889, 0.3655, 0.1802],
-    ],
-)
-check("row sums of weights", lambda: np.sum(weights, axis=-1), [1, 1, 1, 1])
+check("attention", attention)
 
 # %% [markdown]
-# ## 5. The output
+# ## 4. Predict: the first token
 #
-# Each token's output is the average of the value vectors, weighted by its row of attention
-# weights: $\text{out} = \text{weights} \cdot V$.
+# Take the four tokens above, with $Q = XW_Q$, $K = XW_K$, $V = XW_V$ and the causal mask. Before you run
+# the cell after the next, write down what the output of token 0 is: its `"own value"` $v_0$, or the
+# `"average"` of the four values.
 
 # %% tags=["exercise"]
-out = ...
+prediction = ...  # "own value" or "average"
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
+# Either is a right answer here, if you wrote it before running the next cells. One that reasons from
+# the mask:
+#
 # ```python
-# out = weights @ V
+# prediction = "own value"
+# ```
+#
+# Row 0 of the causal mask lets token 0 see only itself: one weight, 1, on $v_0$.
+#
+# </details>
+
+# %%
+check("prediction", prediction)
+
+# %%
+Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+if check.ready(attention, Q, K, V, np.tril(np.ones((4, 4), dtype=bool))) and prediction is not Ellipsis:
+    out = attention(Q, K, V, np.tril(np.ones((4, 4), dtype=bool)))
+    print("output of token 0:", out[0], "  v_0:", V[0], "  the average of the values:", V.mean(axis=0))
+    own = "own value" if np.allclose(out[0], V[0]) else "average"
+    print(f"You predicted {prediction!r}:", "it held." if prediction == own else "it did not hold.")
+
+# %% [markdown]
+# The first token of every sequence attends only to itself, whatever the weights: under the causal mask
+# its output is a function of its own embedding alone.
+#
+# ## 5. Multi-head attention
+#
+# A Transformer block runs $h$ heads side by side. Write `multi_head_attention(X, W_Q, W_K, W_V, W_O,
+# n_heads)` for $X$ of shape $(\dots, n, d)$ and four $(d, d)$ matrices:
+#
+# * project once: $Q = XW_Q$, $K = XW_K$, $V = XW_V$, each $(\dots, n, d)$;
+# * head $\ell$ takes the $\ell$-th block of $d_{\text{head}} = d / h$ columns of $Q$, $K$ and $V$ and runs
+#   causal attention on them, with your functions;
+# * the heads' outputs, side by side again in the order of their columns, are multiplied by $W_O$.
+#
+# It must work for any number of heads that divides $d$, and for a batch of sequences.
+
+
+# %% tags=["exercise"]
+def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):
+    X = np.asarray(X, dtype=float)
+    return ...  # your code: shape (..., n, d)
+
+
+# %% [markdown]
+# <details><summary>Hint</summary>
+#
+# A loop over the heads works: `cols = slice(l * d_head, (l + 1) * d_head)`, `Q[..., cols]`, and
+# `np.concatenate(outputs, axis=-1)`. Without a loop, reshape the last axis $(d,)$ into
+# $(h, d_{\text{head}})$ and move the head axis in front of the tokens, so that your `attention` sees
+# arrays of shape $(\dots, h, n, d_{\text{head}})$; then undo both moves. Each head scales by
+# $\sqrt{d_{\text{head}}}$, the width of its own vectors, which your `attention` does by itself.
+#
+# </details>
+#
+# <details><summary>Solution</summary>
+#
+# ```python
+# def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):
+#     X = np.asarray(X, dtype=float)
+#     d = X.shape[-1]
+#     d_head = d // n_heads
+#     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+#     mask = causal_mask(X.shape[-2])
+#     heads = []
+#     for l in range(n_heads):
+#         cols = slice(l * d_head, (l + 1) * d_head)
+#         heads.append(attention(Q[..., cols], K[..., cols], V[..., cols], mask))
+#     return np.concatenate(heads, axis=-1) @ W_O
 # ```
 #
 # </details>
 
 # %%
-check("out", lambda: out, [[1.8985, 0.5247], [0.8435, 1.2971], [1.4274, 0.8588], [1.8223, 0.5432]])
+check("multi_head_attention", multi_head_attention)
 
 # %% [markdown]
-# ## 6. A causal mask
+# ## What you wrote
 #
-# A language model predicts each token from the tokens *before* it, so token $i$ may look only at
-# tokens $j \le i$. The **causal mask** is True on and below the diagonal. Where it is False the
-# score becomes $-\infty$ before the softmax, so that weight is exactly $e^{-\infty} = 0$ and the
-# rest of the row shares all the weight.
-
-# %% tags=["exercise"]
-causal = ...  # a (4, 4) boolean array, True where j <= i (np.tril helps)
-masked_weights = ...  # softmax of each row of S, with the scores where causal is False set to -inf
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# causal = np.tril(np.ones((4, 4), dtype=bool))
-# masked = np.where(causal, S, -np.inf)
-# exp = np.exp(masked - np.max(masked, axis=-1, keepdims=True))
-# masked_weights = exp / np.sum(exp, axis=-1, keepdims=True)
-# ```
-#
-# </details>
-
-# %%
-check("causal", lambda: causal, np.tril(np.ones((4, 4))))
-check(
-    "masked_weights",
-    lambda: masked_weights,
-    [[1, 0, 0, 0], [0.1956, 0.8044, 0, 0], [1 / 3, 1 / 3, 1 / 3, 0], [0.3655, 0.0889, 0.3655, 0.1802]],
-)
-
-# %% [markdown]
-# The first token can only look at itself, so its weight is 1 there. The last row is the row of step 4:
-# the last token sees everything anyway.
-#
-# ## 7. Two heads
-#
-# Multi-head attention splits the *projected* features, the columns of $Q = X W_Q$, $K$ and $V$,
-# into heads that attend independently; every column was computed from all the features of $X$, so
-# each head still reads the whole token. Here $d_k = 2$ splits into two heads of width 1: head 1 uses
-# column 0 of $Q$, $K$ and $V$, head 2 column 1 (in the code, head $\ell$ is index `l - 1`).
-# Each head scales its scores by $\sqrt{d_{\text{head}}}$, the width of *its* vectors, here
-# $\sqrt 1$. The two outputs, side by side, make a $4 \times 2$ result. Write `attend` for any
-# width, with the mask, then use it for both heads.
-
-
-# %% tags=["exercise"]
-def attend(Q, K, V, mask):
-    return ...  # your code: softmax(Q K^T / sqrt(d), masked) @ V, with d = Q.shape[-1]
-
-
-two_heads = ...  # your code: attend on columns [0] of Q, K, V and on columns [1], side by side
-
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# def attend(Q, K, V, mask):
-#     scores = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
-#     exp = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
-#     return exp / np.sum(exp, axis=-1, keepdims=True) @ V
-#
-#
-# two_heads = np.concatenate([attend(Q[:, [h]], K[:, [h]], V[:, [h]], causal) for h in range(2)], axis=1)
-# ```
-#
-# </details>
-
-# %%
-check(
-    "attend(Q, K, V, causal)", lambda: attend(Q, K, V, causal), [[3, 0], [0.5867, 1.6089], [4 / 3, 1], [1.8223, 0.5432]]
-)
-check("two_heads", lambda: two_heads, [[3, 0], [1.5, 1.7616], [1.6893, 1.3642], [1.7311, 0.5154]])
-
-# %% [markdown]
-# Row 1 differs between the two results: one head of width 2 mixed both features into one set of
-# weights, $(0.20, 0.80)$; the two heads of width 1 weigh the tokens differently, $(0.5, 0.5)$ for
-# feature 0 and $(0.12, 0.88)$ for feature 1. A real model then multiplies the joined heads by
-# $W_O$ ([Multi-head attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/multi-head/)); the library's `multi_head_attention`
-# does all of it for $h$ heads at once.
+# The attention of a GPT, token ids aside: the library's `transformer_math.attention.multi_head_attention`
+# is the same computation, with the heads split by a reshape and its inputs checked. The
+# [Transformer block lab](https://transformer-math.github.io/mathematics-for-transformers/labs/transformer-block/)
+# puts it between LayerNorms and a feed-forward layer, and the
+# [backward-passes lab](https://transformer-math.github.io/mathematics-for-transformers/labs/backward-passes/)
+# derives its gradient.

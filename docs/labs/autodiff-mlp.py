@@ -8,30 +8,42 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   lab:
+#     minutes: 35
+#     difficulty: 2
+#     path: false
 # ---
 
 # %% [markdown]
 # # Lab: autodiff and a small network
 #
-# You build a reverse-mode autodiff engine, a `Value` that records how it was computed, and then
-# train a small neural network with it on a two-dimensional toy problem. For every operation
-# $c = \mathrm{op}(a, b)$ the backward pass adds the incoming gradient times the local derivative:
+# **About 35 minutes · difficulty 2 of 3 (standard)** · after
+# [Automatic differentiation from scratch](https://transformer-math.github.io/mathematics-for-transformers/part-3/autodiff/)
 #
-# $$
-# \bar a \mathrel{+}= \bar c \, \frac{\partial c}{\partial a}, \qquad
-# \bar b \mathrel{+}= \bar c \, \frac{\partial c}{\partial b},
-# $$
+# You build a reverse-mode autodiff engine, a `Value` that records how it was computed, and train a small
+# neural network with it on a two-dimensional toy problem. For every operation $c = \mathrm{op}(a, b)$ the
+# backward pass adds the incoming gradient times the local derivative,
+# $\bar a \mathrel{+}= \bar c \, \partial c / \partial a$, where $\bar v = \partial L / \partial v$; visiting
+# the values from the loss back to the inputs, each $\bar v$ is complete before it is passed on.
 #
-# where $\bar v = \partial L / \partial v$. Visiting the values from the loss back to the inputs, each
-# value's $\bar v$ is complete before it is passed on. The chapter
-# [Automatic differentiation from scratch](https://transformer-math.github.io/mathematics-for-transformers/part-3/autodiff/) explains every line.
-#
-# **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
-# under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
+# **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
+# to replace; the cell under it calls `check`, which runs your code on hidden cases and prints
+# **Correct**, or what is wrong and on which case, or **Not yet** while the `...` is there. Under each
+# exercise a hint and a solution are folded: open the hint first.
 
-# %% [markdown]
-# Run this cell first. It defines `check`, which runs your answer, compares it with the expected
-# numbers and prints **Correct** or what is wrong.
+# %%
+# The guide's library holds this lab's checks (NumPy is all it needs). On Colab, or in a Python without
+# it, this cell installs it, pinned to the edition of this notebook.
+import importlib
+import subprocess
+import sys
+
+try:
+    import transformer_math.labs  # noqa: F401
+except ImportError:
+    library = "git+https://github.com/transformer-math/mathematics-for-transformers"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", library], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import base64
@@ -42,39 +54,15 @@ import numpy as np
 from IPython.display import Markdown, display
 from matplotlib.figure import Figure
 
-
-def check(name, answer, expected, tol=1e-4):
-    """Print "Correct: name" if answer() equals expected, else what's wrong."""
-    try:
-        got = answer()
-        if got is Ellipsis:
-            return print(f"Not yet: {name} - replace the ... in the exercise.")
-        if got is None:
-            return print(f"Wrong: {name} is None - a missing return?")
-        got = np.asarray(got, dtype=float)
-    except Exception as err:
-        if "ellipsis" in str(err):  # an exercise this check needs still holds its ...
-            return print(f"Not yet: {name} - replace the ... in the exercise.")
-        return print(f"Wrong: {name} raised {type(err).__name__}: {err}")
-    expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
-        print(f"Wrong: {name} has shape {got.shape}, not {expected.shape}.")
-    elif not np.all(np.isfinite(got)):
-        print(f"Wrong: {name} contains inf or nan:\n{got}")
-    elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
-    else:
-        print(f"Correct: {name}")
-
+from transformer_math.labs.autodiff_mlp import check
 
 # %% [markdown]
-# ## The engine, with three pieces missing
+# ## The engine, with its pieces missing
 #
-# A `Value` holds a number (`data`), its gradient (`grad`), the values it was made from (`parents`)
-# and a function `_backward` that passes its `grad` on to them. Addition is written out as the
-# pattern to follow; subtraction and negation are built from `+` and `*`, so they need no rule of
-# their own. `backward` sets $\bar L = 1$ and calls `_backward` on every value, from the last to
-# the first, in the order your `topological_order` gives.
+# A `Value` holds a number (`data`), its gradient (`grad`), the values it was made from (`parents`) and a
+# function `_backward` that passes its `grad` on to them. Addition is written out as the pattern to follow;
+# subtraction and negation are built from `+` and `*`. `backward` sets $\bar L = 1$ and calls `_backward`
+# on every value, from the last to the first, in the order your `topological_order` gives.
 
 
 # %%
@@ -122,17 +110,27 @@ class Value:
 # %% [markdown]
 # ## 1. The order of the backward pass
 #
-# Return every value that `root` depends on, `root` included, each one *after* all of its parents:
-# visit a value's parents first (recursively), then append the value. Keep a set of the values
-# already visited (`id(v)`), so that a value used twice is listed once.
+# A value's `_backward` may run only once its own `grad` is complete: after every value that uses it has
+# passed its gradient on. Write `topological_order(root)`: every value `root` depends on, `root`
+# included, each exactly once, each *after* all of its parents, so that `backward` can walk the list in
+# reverse. A value may be used by several others (`a` in `(a + b) + a`), at any depth of the graph.
 
 
 # %% tags=["exercise"]
 def topological_order(root):
-    return ...  # your code: a list of Values, parents before children
+    return ...  # your code: a list of Values, every value after its parents
 
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# Depth first: to place a value, first place each of its parents (the same way, recursively), then append
+# the value itself. Keep the values already placed in a set (of `id(v)`), so that a value reached twice is
+# placed once. An order by distance from the root, reversed, is not enough: a value can be near the root
+# along one path and far along another.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -152,33 +150,15 @@ def topological_order(root):
 #
 # </details>
 
-
 # %%
-def after_parents(order):
-    """True if every value comes after all its parents, None if a parent is missing."""
-    if order is Ellipsis:
-        return ...
-    position = {id(v): i for i, v in enumerate(order)}
-    return all(id(p) in position and position[id(p)] < position[id(v)] for v in order for p in v.parents)
-
-
-def add_twice():
-    a, b = Value(2.0), Value(3.0)
-    d = (a + b) + a  # a is used twice
-    d.backward()
-    return a.grad, b.grad
-
-
-a, b = Value(2.0), Value(3.0)
-check("every value after its parents", lambda: after_parents(topological_order((a + b) + a)), True)
-check("length of the order", lambda: len(topological_order((a + b) + a)), 4)
-check("grads of (a + b) + a", add_twice, [2, 1])
+check("topological_order", topological_order)
 
 # %% [markdown]
 # ## 2. Multiplication
 #
-# For $c = a \cdot b$: $\partial c / \partial a = b$ and $\partial c / \partial b = a$. Each parent
-# gets `out.grad` times its local derivative, *added* to what it already has.
+# Complete the backward rule of $c = a \cdot b$: what each parent's gradient gains from `out.grad`. The
+# check builds expressions with your `Value`, such as `x * x` and `a * b + a * c`, runs them backward from
+# gradients other than 1, and compares every gradient with the library's.
 
 
 # %% tags=["exercise"]
@@ -197,6 +177,13 @@ def mul(self, other):
 Value.__mul__ = mul
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# $\partial c / \partial a = b$ and $\partial c / \partial b = a$: each parent gains `out.grad` times its
+# local derivative. In `x * x` both parents are the same value: with `+=` it gains both terms, $2x$.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -217,28 +204,15 @@ Value.__mul__ = mul
 #
 # </details>
 
-
 # %%
-def grads_of_product():
-    a, b = Value(2.0), Value(-3.0)
-    (a * b).backward()
-    return a.grad, b.grad
-
-
-def grad_of_square():
-    x = Value(3.0)
-    (x * x).backward()  # d(x^2)/dx = 2x
-    return x.grad
-
-
-check("grads of a * b", grads_of_product, [-3, 2])
-check("grad of x * x", grad_of_square, 6)
+check("mul", Value)
 
 # %% [markdown]
 # ## 3. tanh
 #
-# The network's units squash their input with $\tanh$, whose derivative is
-# $\frac{d}{dz} \tanh z = 1 - \tanh^2 z$: the output itself tells you the slope.
+# The network's units squash their input with $\tanh$. Complete its backward rule; derive the derivative
+# of $\tanh z = (e^z - e^{-z}) / (e^z + e^{-z})$ first, and write it with the output $t = \tanh z$, which
+# `_backward` already has.
 
 
 # %% tags=["exercise"]
@@ -256,6 +230,13 @@ def tanh(self):
 Value.tanh = tanh
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# The quotient rule, with $(e^z - e^{-z})' = e^z + e^{-z}$ and $(e^z + e^{-z})' = e^z - e^{-z}$, gives
+# $\frac{d}{dz}\tanh z = 1 - \tanh^2 z$.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -275,21 +256,14 @@ Value.tanh = tanh
 #
 # </details>
 
-
 # %%
-def grad_of_neuron():
-    w, x, b = Value(0.5), Value(2.0), Value(-0.2)
-    (w * x + b).tanh().backward()
-    return w.grad, x.grad, b.grad
-
-
-check("grads of tanh(w x + b)", grad_of_neuron, [1.11811, 0.279528, 0.559055])
+check("tanh", Value)
 
 # %% [markdown]
 # ## 4. A gradient-descent step
 #
-# Move every parameter a little against its gradient, $\theta \leftarrow \theta - \eta\, \bar\theta$,
-# by changing its `data` in place.
+# Write `sgd_step(params, lr)`: move every parameter a small step, of size `lr` times its gradient, in the
+# direction that lowers the loss, by changing its `data` in place (the network holds these very objects).
 
 
 # %% tags=["exercise"]
@@ -299,6 +273,13 @@ def sgd_step(params, lr):
 
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# The gradient points uphill: $\theta \leftarrow \theta - \eta\, \bar\theta$. `p = p - ...` would make a
+# new local name and leave the parameter as it was; change `p.data`.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -309,26 +290,40 @@ def sgd_step(params, lr):
 #
 # </details>
 
-
 # %%
-def one_step():
-    p = Value(1.0)
-    p.grad = 0.5
-    sgd_step([p], lr=0.1)
-    return p.data
-
-
-check("one step from 1.0 with grad 0.5", one_step, 0.95)
+check("sgd_step", sgd_step)
 
 # %% [markdown]
-# ## 5. Train a network
+# ## 5. Predict, then train a network
 #
-# The toy problem: 30 points in the square $[-1, 1]^2$, labelled $+1$ where $x_1 x_2 > 0$ (the
-# top-right and bottom-left quarters) and $-1$ elsewhere. No straight line separates the two
-# classes. The network has 2 inputs, 6 hidden $\tanh$ units and one $\tanh$ output:
-# $\hat y = \tanh(w_2 \cdot \tanh(W_1 x + b_1) + b_2)$, 25 `Value`s in all. The loss is the
-# mean squared error $L = \frac{1}{30} \sum_i (\hat y_i - y_i)^2$. The cell trains for 100 steps
-# with your engine and your `sgd_step` (a few seconds).
+# The toy problem: 30 points in the square $[-1, 1]^2$, labelled $+1$ where $x_1 x_2 > 0$ (the top-right
+# and bottom-left quarters) and $-1$ elsewhere. No straight line separates the two classes. The network has 2
+# inputs, 6 hidden $\tanh$ units and one $\tanh$ output, $\hat y = \tanh(w_2 \cdot \tanh(W_1 x + b_1) + b_2)$:
+# 25 `Value`s in all. The loss is the mean squared error over the 30 points, and training is 100 steps of
+# your `sgd_step` with $\eta = 0.5$. Before you run it, write down whether it gets every one of the 30
+# training points right: `"yes"` or `"no"`.
+
+# %% tags=["exercise"]
+prediction = ...  # "yes" or "no"
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# Either is a right answer here, if you wrote it before running the next cells. One that reasons from the
+# network:
+#
+# ```python
+# prediction = "yes"
+# ```
+#
+# Each tanh unit draws one soft line, and the output combines them: six are enough to carve out two
+# opposite quarters around 30 points. Whether 100 steps from this start find such weights is what the run
+# shows.
+#
+# </details>
+
+# %%
+check("prediction", prediction)
 
 # %%
 rng = np.random.default_rng(0)
@@ -371,35 +366,33 @@ def mse(model, X, y):
 
 model = MLP(seed=0)
 losses = []
-try:
-    for _ in range(100):
-        loss = mse(model, X, y)
-        loss.backward()
-        sgd_step(model.parameters(), lr=0.5)
-        losses.append(loss.data)
-    print("loss at steps 0, 25, 50, 75, 99:", [round(losses[t], 4) for t in (0, 25, 50, 75, 99)])
-except Exception as err:
-    print(f"Training stopped at step {len(losses)}: {type(err).__name__}: {err}")
+if prediction is Ellipsis:
+    print("Write your prediction first: the training waits for it.")
+else:
+    try:
+        for _ in range(100):
+            loss = mse(model, X, y)
+            loss.backward()
+            sgd_step(model.parameters(), lr=0.5)
+            losses.append(loss.data)
+        print("loss at steps 0, 25, 50, 75, 99:", [round(losses[t], 4) for t in (0, 25, 50, 75, 99)])
+    except Exception as err:  # an exercise above is unfinished or wrong: its check says which
+        print(f"Training stopped at step {len(losses)}: {type(err).__name__}: {err}")
 accuracy = np.mean(np.sign(model.predict(X)) == y)
 print("training accuracy:", round(accuracy, 4))
-
-
-# %%
-def final_loss():
-    return losses[-1] if len(losses) == 100 else ...
-
-
-check("loss below 0.1 after 100 steps", lambda: final_loss() < 0.1, True)
-check("training accuracy", lambda: accuracy if len(losses) == 100 else ..., 1.0)
+if len(losses) == 100:
+    print(
+        f"You predicted {prediction!r}:",
+        "it held." if (prediction == "yes") == (accuracy == 1.0) else "it did not hold.",
+    )
 
 # %% [markdown]
 # ## 6. The decision boundary
 #
-# Where does the network say $+1$? The cell evaluates it on a grid over the square and shades the
-# two regions; the boundary between them is the curve $\hat y = 0$. Before training (or while an
-# exercise is unfinished) it lies wherever the random weights put it, and more than half of the points
-# are on the wrong side; after training a band of $-1$ runs from the top left to the bottom right,
-# between two regions of $+1$, and every point is on its side.
+# Where does the network say $+1$? The cell evaluates it on a grid over the square and shades the two
+# regions; the boundary between them is the curve $\hat y = 0$. Before training (or while an exercise is
+# unfinished) it lies wherever the random weights put it; after training a band of $-1$ runs from the top
+# left to the bottom right, between two regions of $+1$.
 
 # %%
 grid = np.linspace(-1.2, 1.2, 121)
@@ -426,8 +419,9 @@ display(Markdown(f"![{description}](data:image/png;base64,{base64.b64encode(png.
 # %% [markdown]
 # ## What you built
 #
-# About forty lines: a `Value` with three local rules, a topological sort and a loop. That is the
-# whole of backpropagation; PyTorch's `loss.backward()` does the same on tensors, with one backward
-# rule per operation such as $\bar X = \bar Y W^\top$ for a matrix product. The library's
-# `autograd.Value` ([reference](https://transformer-math.github.io/mathematics-for-transformers/reference/autograd/)) is this engine with a few more operations and an
-# explicit stack instead of recursion, so that a chain of any length works.
+# About forty lines: a `Value` with three local rules, a topological sort and a loop. That is the whole of
+# backpropagation; PyTorch's `loss.backward()` does the same on tensors, with one backward rule per
+# operation such as $\bar X = \bar Y W^\top$ for a matrix product. The library's `autograd.Value`
+# ([reference](https://transformer-math.github.io/mathematics-for-transformers/reference/autograd/)) is this
+# engine with a few more operations and an explicit stack instead of recursion, so that a chain of any length
+# works.

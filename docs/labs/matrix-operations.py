@@ -8,177 +8,67 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   lab:
+#     minutes: 20
+#     difficulty: 1
+#     path: false
 # ---
 
 # %% [markdown]
 # # Lab: matrix operations
 #
-# The operations a Transformer runs most are sums, element-wise products, matrix products and
-# transposes. In this lab you write each one for two small matrices, then write the matrix product
-# yourself with loops, the way the formula defines it:
+# **About 20 minutes · difficulty 1 of 3 (warm-up)** · after
+# [Matrices](https://transformer-math.github.io/mathematics-for-transformers/part-1/matrices/)
 #
-# $$
-# (AB)_{ij} = \sum_{k} A_{ik} B_{kj}.
-# $$
+# A Transformer spends nearly all its arithmetic in matrix products: the queries, keys and values, the
+# scores of every query against every key, the feed-forward layer. Here you work one entry of a product
+# by hand, find the product that scores every row of one matrix against every row of another, and
+# write the product itself with loops, the way its definition reads.
 #
-# **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
-# under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
-
-# %% [markdown]
-# Run this cell first. It defines `check`, which runs your answer, compares it with the expected
-# numbers and prints **Correct** or what is wrong, and `loop_problems`, which reads the code of your
-# loops exercise (with Python's `ast` module) for shortcuts.
+# **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
+# to replace; the cell under it calls `check`, which runs your code on hidden cases and prints
+# **Correct**, or what is wrong and on which case, or **Not yet** while the `...` is there. Under each
+# exercise a hint and a solution are folded: open the hint first.
 
 # %%
-import ast
-import inspect
-import textwrap
+# The guide's library holds this lab's checks (NumPy is all it needs). On Colab, or in a Python without
+# it, this cell installs it, pinned to the edition of this notebook.
+import importlib
+import subprocess
+import sys
+
+try:
+    import transformer_math.labs  # noqa: F401
+except ImportError:
+    library = "git+https://github.com/transformer-math/mathematics-for-transformers"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", library], check=True)
+    importlib.invalidate_caches()
+
+# %%
+import time
 
 import numpy as np
 
-VECTORISED = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "outer", "multi_dot", "kron", "__matmul__"}
+from transformer_math.labs.matrix_operations import check
 
-
-def check(name, answer, expected, tol=1e-4):
-    """Print "Correct: name" if answer() equals expected, else what's wrong."""
-    try:
-        got = answer()
-        if got is Ellipsis:
-            return print(f"Not yet: {name} - replace the ... in the exercise.")
-        if got is None:
-            return print(f"Wrong: {name} is None - a missing return?")
-        if isinstance(expected, list) and expected == [] and isinstance(got, list):  # problems found in code
-            return print(f"Correct: {name}" if not got else f"Wrong: {name} - {'; '.join(got)}.")
-        got = np.asarray(got, dtype=float)
-    except Exception as err:
-        return print(f"Wrong: {name} raised {type(err).__name__}: {err}")
-    expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
-        print(f"Wrong: {name} has shape {got.shape}, not {expected.shape}.")
-    elif not np.all(np.isfinite(got)):
-        print(f"Wrong: {name} contains inf or nan:\n{got}")
-    elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
-    else:
-        print(f"Correct: {name}")
-
-
-def loop_depth(node, depth=0):
-    """How deeply loops (for, while, comprehensions) nest in node."""
-    if isinstance(node, ast.For | ast.While):
-        inner = depth + 1
-    elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-        inner = depth + len(node.generators)  # [... for i in ... for j in ...] nests two loops
-    else:
-        inner = depth
-    return max([inner] + [loop_depth(child, inner) for child in ast.iter_child_nodes(node)])
-
-
-def multiplies_for_you(target, written):
-    """Whether a call to target (spelt written) is numpy's, the library's, an array's or @'s own product."""
-    if target is None:  # not resolvable before the call runs, as np.asarray(X).dot: judge by the name
-        return written in VECTORISED
-    name = getattr(target, "__name__", "") or written
-    module = str(getattr(target, "__module__", "") or "").split(".")[0]
-    owner = getattr(target, "__objclass__", None) or type(getattr(target, "__self__", None))
-    if module == "transformer_math":
-        return True
-    if module in {"numpy", "operator", "_operator"} or (isinstance(owner, type) and issubclass(owner, np.ndarray)):
-        return name in VECTORISED
-    return False
-
-
-def code_problems(function, seen=frozenset()):
-    """The shortcuts in function's code and in the helpers of the notebook it calls: @, a product, the library."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    problems = []
-    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}  # helpers inside it
-    imported = {
-        (alias.asname or alias.name).split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.BinOp | ast.AugAssign) and isinstance(node.op, ast.MatMult):
-            problems.append("it uses the @ operator")
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-            if any(module.split(".")[0] == "transformer_math" for module in modules):
-                problems.append("it imports the guide's library inside the function")
-        elif isinstance(node, ast.Call):
-            written = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            names = {n.id for n in ast.walk(node.func) if isinstance(n, ast.Name)}
-            target = None
-            if not names & (defined | imported):  # a name bound inside the function is judged by how it is written
-                try:  # what the called name means where the function was defined (np.dot under another name)
-                    target = eval(compile(ast.Expression(node.func), "<call>", "eval"), function.__globals__)
-                except Exception:
-                    target = None
-            if target is None and written in defined - imported:
-                continue  # a helper defined inside the function: its body is read here too
-            if multiplies_for_you(target, written):
-                module = str(getattr(target, "__module__", "") or "").split(".")[0]
-                if module == "transformer_math":
-                    problems.append(f"it calls the library's {ast.unparse(node.func)}")
-                else:
-                    problems.append(f"it calls {ast.unparse(node.func)}, which multiplies matrices for you")
-            elif inspect.isfunction(target) and target.__module__ == function.__module__ and target not in seen:
-                inner = code_problems(target, seen | {function})  # the learner's own helper, read in turn
-                problems += [f"{problem} (in {target.__name__})" for problem in inner]
-    return problems
-
-
-def loop_problems(function):
-    """What in function's code is not a product written with loops: @, a vectorised product, the library."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    problems = code_problems(function)
-    if loop_depth(tree) < 2:
-        problems.append("it has no loop inside a loop (over the rows i and the columns j)")
-    return problems
-
-
-# %%
 A = np.array([[1, 2], [3, 4]])
 B = np.array([[5, 6], [7, 8]])
 
 # %% [markdown]
-# ## 1. Sum, difference and element-wise product
+# ## 1. One entry by hand
 #
-# These three work entry by entry: $(A + B)_{ij} = A_{ij} + B_{ij}$, and the element-wise (Hadamard)
-# product is $(A \odot B)_{ij} = A_{ij} B_{ij}$. In NumPy, `A * B` is the element-wise product.
-
-# %% tags=["exercise"]
-total = ...  # A + B
-difference = ...  # A - B
-elementwise = ...  # the element-wise product of A and B
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# total = A + B
-# difference = A - B
-# elementwise = A * B
-# ```
-#
-# </details>
-
-# %%
-check("total", lambda: total, [[6, 8], [10, 12]])
-check("difference", lambda: difference, [[-4, -4], [-4, -4]])
-check("elementwise", lambda: elementwise, [[5, 12], [21, 32]])
-
-# %% [markdown]
-# ## 2. One entry of the matrix product, by hand
-#
-# Entry $(0, 1)$ of $AB$ (row 0, column 1, counting from 0) is the dot product of row 0 of $A$ with
-# column 1 of $B$. Work it out on paper and type the number.
+# Work out entry $(0, 1)$ of $AB$ (row 0, column 1, counting from 0) on paper, and type the number.
 
 # %% tags=["exercise"]
 entry_0_1 = ...  # a number you worked out by hand
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# $(AB)_{ij} = \sum_k A_{ik} B_{kj}$: row $i$ of $A$ against column $j$ of $B$, entry by entry, summed.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # Row 0 of $A$ is $(1, 2)$, column 1 of $B$ is $(6, 8)$, and $1 \cdot 6 + 2 \cdot 8 = 22$.
@@ -190,70 +80,142 @@ entry_0_1 = ...  # a number you worked out by hand
 # </details>
 
 # %%
-check("entry_0_1", lambda: entry_0_1, 22)
+check("entry_0_1", entry_0_1)
 
 # %% [markdown]
-# ## 3. Matrix product and transpose with NumPy
+# ## 2. Predict: does the order matter?
 #
-# The matrix product is `A @ B`; the transpose $A^\top$, with $(A^\top)_{ij} = A_{ji}$, is `A.T`.
+# For numbers, $ab = ba$. Before you run the cell after the next, write down whether `A @ B` and `B @ A`
+# are `"equal"` or `"different"` for the $A$ and $B$ above.
 
 # %% tags=["exercise"]
-product = ...  # the matrix product AB
-transposed = ...  # the transpose of A
+prediction = ...  # "equal" or "different"
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
+# Any of the two is a right answer here, if you wrote it before running the next cells. One that reasons
+# from the definition:
+#
 # ```python
-# product = A @ B
-# transposed = A.T
+# prediction = "different"
 # ```
+#
+# Entry $(0, 1)$ of $AB$ takes row 0 of $A$ and column 1 of $B$; entry $(0, 1)$ of $BA$ takes row 0 of
+# $B$ and column 1 of $A$: other numbers entirely.
 #
 # </details>
 
 # %%
-check("product", lambda: product, [[19, 22], [43, 50]])
-check("transposed", lambda: transposed, [[1, 3], [2, 4]])
+check("prediction", prediction)
+
+# %%
+print("A @ B =", (A @ B).tolist(), "  B @ A =", (B @ A).tolist())
+if prediction is not Ellipsis:
+    equal = "equal" if np.array_equal(A @ B, B @ A) else "different"
+    print(f"You predicted {prediction!r}:", "it held." if prediction == equal else "it did not hold.")
 
 # %% [markdown]
-# ## 4. The matrix product with loops
+# ## 3. Every row against every row
 #
-# Write `matmul(X, Y)` with the formula at the top: for an $n \times m$ matrix $X$ and an
-# $m \times p$ matrix $Y$ the result is $n \times p$. Use `np.zeros((n, p))` for the result and
-# loops over $i$, $j$ and $k$. The check also tries matrices that are not square, where the order of
-# the shapes matters, and it reads your code and the helpers of your own it calls: `@`, `np.dot`,
-# `np.matmul`, `np.einsum`, `np.tensordot`, an array's `.dot` (or any other call to NumPy that multiplies
-# matrices for you) and the guide's library are refused, and there must be at least a loop over $j$
-# inside a loop over $i$ (the sum over $k$ may be a third loop or a helper of your own).
+# Attention scores every query against every key: row $i$ of $Q$ against row $j$ of $K$, by their dot
+# product. Write `row_dots(X, Y)`: for $X$ of shape $(n, d)$ and $Y$ of shape $(m, d)$, the $(n, m)$
+# matrix whose entry $(i, j)$ is the dot product of row $i$ of $X$ with row $j$ of $Y$, in one line of
+# NumPy.
+
+
+# %% tags=["exercise"]
+def row_dots(X, Y):
+    X, Y = np.asarray(X), np.asarray(Y)
+    return ...  # your code: shape (n, m)
+
+
+# %% [markdown]
+# <details><summary>Hint</summary>
+#
+# A product $PR$ pairs the *rows* of $P$ with the *columns* of $R$. Which matrix has the rows of $Y$ as
+# its columns? Check the shapes: $(n, d)$ times what gives $(n, m)$?
+#
+# </details>
+#
+# <details><summary>Solution</summary>
+#
+# The transpose $Y^\top$, of shape $(d, m)$, has the rows of $Y$ as its columns:
+#
+# ```python
+# def row_dots(X, Y):
+#     X, Y = np.asarray(X), np.asarray(Y)
+#     return X @ Y.T
+# ```
+#
+# This is the $QK^\top$ of attention.
+#
+# </details>
+
+# %%
+check("row_dots", row_dots)
+
+# %% [markdown]
+# ## 4. The product with loops
+#
+# Write `matmul(X, Y)`, the product of an $n \times m$ matrix and an $m \times p$ matrix, with loops, from
+# the definition of the product: no `@`, `np.matmul`, `np.dot` or `np.einsum`. The check runs your
+# function on arrays that refuse all of these, under any name, and counts the multiplications your code
+# performs: a product written with loops does at least one for every entry of the result. `X` and `Y`
+# may also be nested lists.
 
 
 # %% tags=["exercise"]
 def matmul(X, Y):
-    X, Y = np.asarray(X), np.asarray(Y)
-    return ...  # your loops here
+    return ...  # your loops
 
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# The result has shape $(n, p)$: start from `np.zeros((n, p))`, with `n, m = np.shape(X)` and
+# `p = np.shape(Y)[1]`. Entry $(i, j)$ is $\sum_{k=0}^{m-1} X_{ik} Y_{kj}$: a loop over $i$, one over $j$
+# inside it, and the sum over $k$, as a third loop or a `sum` of your own.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
 #
 # ```python
 # def matmul(X, Y):
-#     X, Y = np.asarray(X), np.asarray(Y)
-#     n, m = X.shape
-#     p = Y.shape[1]
+#     n, m = np.shape(X)
+#     p = np.shape(Y)[1]
 #     result = np.zeros((n, p))
 #     for i in range(n):
 #         for j in range(p):
 #             for k in range(m):
-#                 result[i, j] += X[i, k] * Y[k, j]
+#                 result[i, j] += X[i][k] * Y[k][j]
 #     return result
 # ```
 #
 # </details>
 
 # %%
-check("matmul(A, B)", lambda: matmul(A, B), [[19, 22], [43, 50]])
-C = [[1, 2, 3], [4, 5, 6]]  # 2 x 3
-D = [[1], [0], [-1]]  # 3 x 1
-check("matmul(C, D)", lambda: matmul(C, D), [[-2], [-2]])
-check("matmul written with loops", lambda: ... if matmul(A, B) is Ellipsis else loop_problems(matmul), [])
+check("matmul", matmul)
+
+# %% [markdown]
+# ## What you wrote
+#
+# Three nested loops do $n \cdot m \cdot p$ multiplications; `@` does the same ones, in compiled code that
+# keeps the numbers in the processor's cache and uses several of them at once. On two $80 \times 80$
+# matrices the difference is a factor of hundreds or more:
+
+# %%
+X = np.random.default_rng(0).normal(size=(80, 80))
+if check.ready(matmul, A, B):
+    start = time.perf_counter()
+    matmul(X, X)
+    loops = time.perf_counter() - start
+    start = time.perf_counter()
+    X @ X
+    print(f"loops: {loops:.2f} s, @: {time.perf_counter() - start:.5f} s")
+
+# %% [markdown]
+# The library's `transformer_math.linalg.matmul_loops` is the same loops, with its inputs checked; the
+# [attention lab](https://transformer-math.github.io/mathematics-for-transformers/labs/attention/) puts
+# `row_dots` to work.

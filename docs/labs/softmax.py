@@ -8,100 +8,174 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   lab:
+#     minutes: 20
+#     difficulty: 1
+#     path: false
 # ---
 
 # %% [markdown]
 # # Lab: softmax from scratch
 #
-# Softmax turns a vector of scores $x$ into probabilities:
+# **About 20 minutes · difficulty 1 of 3 (warm-up)** · after
+# [Softmax](https://transformer-math.github.io/mathematics-for-transformers/part-2/softmax/) and
+# [Numerical stability](https://transformer-math.github.io/mathematics-for-transformers/part-2/numerical-stability/)
 #
-# $$
-# \operatorname{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}.
-# $$
+# A model's last layer gives one score per token of the vocabulary, and attention gives one score per
+# pair of tokens; softmax turns each row of scores into probabilities,
+# $\operatorname{softmax}(x)_i = e^{x_i} / \sum_j e^{x_j}$. Written exactly like that, it fails on scores
+# a trained model produces every day. You will see it fail, then write the version that does not, and
+# give it a temperature, the knob a chatbot's sampler turns.
 #
-# Written exactly like that it overflows: $e^{1000}$ is larger than any float64. Because
-# $\operatorname{softmax}(x - c) = \operatorname{softmax}(x)$ for every constant $c$, we subtract
-# $c = \max_j x_j$ first, so the largest exponent is $e^0 = 1$. In this lab you write the stable
-# version, then add a temperature, then apply it to each row of a matrix, as attention does.
-#
-# **How to work:** each cell tagged `exercise` has a `...` for you to replace. Run the `check` cell
-# under it: it prints **Correct**, or what is wrong. Solutions are under "Solution", folded.
+# **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
+# to replace; the cell under it calls `check`, which runs your code on hidden cases and prints
+# **Correct**, or what is wrong and on which case, or **Not yet** while the `...` is there. Under each
+# exercise a hint and a solution are folded: open the hint first.
 
-# %% [markdown]
-# Run this cell first. It defines `check`, which runs your answer, compares it with the expected
-# numbers and prints **Correct** or what is wrong.
+# %%
+# The guide's library holds this lab's checks (NumPy is all it needs). On Colab, or in a Python without
+# it, this cell installs it, pinned to the edition of this notebook.
+import importlib
+import subprocess
+import sys
+
+try:
+    import transformer_math.labs  # noqa: F401
+except ImportError:
+    library = "git+https://github.com/transformer-math/mathematics-for-transformers"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", library], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import numpy as np
 
-
-def check(name, answer, expected, tol=1e-4):
-    """Print "Correct: name" if answer() equals expected, else what's wrong."""
-    try:
-        got = answer()
-        if got is Ellipsis:
-            return print(f"Not yet: {name} - replace the ... in the exercise.")
-        if got is None:
-            return print(f"Wrong: {name} is None - a missing return?")
-        got = np.asarray(got, dtype=float)
-    except Exception as err:
-        return print(f"Wrong: {name} raised {type(err).__name__}: {err}")
-    expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
-        print(f"Wrong: {name} has shape {got.shape}, not {expected.shape}.")
-    elif not np.all(np.isfinite(got)):
-        print(f"Wrong: {name} contains inf or nan:\n{got}")
-    elif not np.allclose(got, expected, rtol=0, atol=tol):
-        print(f"Wrong: {name} is\n{np.round(got, 4)}\nbut should be\n{np.round(expected, 4)}")
-    else:
-        print(f"Correct: {name}")
-
+from transformer_math.labs.softmax import check
 
 # %% [markdown]
-# ## 1. A stable softmax of a vector
+# ## 1. Predict: the formula as written
 #
-# Subtract the maximum, exponentiate with `np.exp`, divide by the sum.
+# Here is softmax exactly as the formula reads. A float64 holds numbers up to about $1.8 \times 10^{308}$,
+# so $e^{x}$ is fine up to $x \approx 709$. Before you run the next cell, write down what
+# `naive_softmax([1000, 1001, 1002])` returns: the right probabilities (`"right"`), infinities (`"inf"`),
+# not-a-number (`"nan"`) or zeros (`"0"`).
+
+
+# %%
+def naive_softmax(x):
+    e = np.exp(np.asarray(x, dtype=float))
+    return e / np.sum(e)
+
+
+# %% tags=["exercise"]
+prediction = ...  # "right", "inf", "nan" or "0"
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# Any of the four is a right answer here, if you wrote it before running the next cell. One that reasons
+# from the formula:
+#
+# ```python
+# prediction = "nan"
+# ```
+#
+# $e^{1000}$ overflows to `inf`, and so does the sum, so every entry is $\infty / \infty$, which is
+# not a number.
+#
+# </details>
+
+# %%
+check("prediction", prediction)
+
+# %%
+with np.errstate(over="ignore", invalid="ignore"):  # the warnings say what the output shows
+    result = naive_softmax([1000, 1001, 1002])
+print("naive_softmax([1000, 1001, 1002]) =", result)
+if prediction is not Ellipsis:
+    held = {"nan": np.isnan(result).all(), "inf": np.isinf(result).all(), "0": (result == 0).all()}
+    print(f"You predicted {prediction!r}:", "it held." if held.get(prediction, False) else "it did not hold.")
+
+# %% [markdown]
+# The scores themselves are harmless: the probabilities they stand for are about 0.09, 0.24 and 0.67.
+# Only the way the formula reaches them overflows.
+#
+# ## 2. A softmax that never overflows
+#
+# Write `softmax(x)`: the probabilities of the scores along the last axis of `x`, so that a vector gives
+# one distribution and a 2-D array one distribution per row, as attention needs (any number of leading
+# axes, and lists too). It must give the right numbers for `[1000, 1001, 1002]`, for
+# `[-1000, 0, 1000]`, and for rows that lie far apart from each other. Leave `x` as it is: compute the
+# result in a new array.
 
 
 # %% tags=["exercise"]
 def softmax(x):
     x = np.asarray(x, dtype=float)
-    return ...  # your code
+    return ...  # your code: the shape of x, each row summing to 1
 
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# Multiplying the numerator and the denominator by the same $e^{-c}$ changes nothing:
+#
+# $$\operatorname{softmax}(x)_i = \frac{e^{x_i - c}}{\sum_j e^{x_j - c}} \quad \text{for any number } c.$$
+#
+# Which $c$ makes every exponent at most 0 (nothing overflows) and one of them exactly 0 (the sum is at
+# least 1, so the division is safe)? Take it for each row on its own: along `axis=-1`, with
+# `keepdims=True` so that it broadcasts against `x`.
+#
+# </details>
+#
 # <details><summary>Solution</summary>
+#
+# $c = \max_j x_j$, row by row:
 #
 # ```python
 # def softmax(x):
 #     x = np.asarray(x, dtype=float)
-#     exp = np.exp(x - np.max(x))
-#     return exp / np.sum(exp)
+#     exp = np.exp(x - np.max(x, axis=-1, keepdims=True))
+#     return exp / np.sum(exp, axis=-1, keepdims=True)
 # ```
+#
+# The smallest entries may still underflow to 0, which is harmless: their true probability is below
+# $10^{-308}$.
 #
 # </details>
 
 # %%
-check("softmax([2.5, 1.2, 0.3, 3.1])", lambda: softmax([2.5, 1.2, 0.3, 3.1]), [0.3120, 0.0850, 0.0346, 0.5684])
-check("sum of softmax([1, 2, 3])", lambda: np.sum(softmax([1, 2, 3])), 1.0)
-check("softmax([1000, 1001, 1002])", lambda: softmax([1000, 1001, 1002]), [0.0900, 0.2447, 0.6652])
+check("softmax", softmax)
 
 # %% [markdown]
-# ## 2. Temperature
+# ## 3. Temperature
 #
-# Dividing the scores by a temperature $\tau > 0$ before the softmax sharpens the distribution when
-# $\tau < 1$ and flattens it when $\tau > 1$:
-# $\operatorname{softmax}(x / \tau)$. Use your `softmax` from above.
+# A sampler reshapes the model's distribution with a temperature $T > 0$. Write
+# `softmax_with_temperature(x, temperature)`, with your `softmax`, such that
+#
+# * $T = 1$ gives softmax itself;
+# * a small $T$ puts nearly all the probability on the largest score, a large $T$ spreads it almost
+#   evenly;
+# * the order of the probabilities stays the order of the scores, whatever $T$.
 
 
 # %% tags=["exercise"]
 def softmax_with_temperature(x, temperature):
     x = np.asarray(x, dtype=float)
-    return ...  # your code
+    return ...  # your code, with your softmax
 
 
 # %% [markdown]
+# <details><summary>Hint</summary>
+#
+# The ratio of two probabilities is $p_i / p_j = e^{x_i - x_j}$: only the gaps between the scores
+# matter. Which operation on the scores makes every gap larger for $T < 1$ and smaller for $T > 1$, and
+# leaves it alone at $T = 1$?
+#
+# </details>
+#
 # <details><summary>Solution</summary>
+#
+# Divide the scores by $T$: every gap becomes $(x_i - x_j) / T$.
 #
 # ```python
 # def softmax_with_temperature(x, temperature):
@@ -109,41 +183,26 @@ def softmax_with_temperature(x, temperature):
 #     return softmax(x / temperature)
 # ```
 #
+# At $T = 0.01$ the scores become hundreds or thousands: your stable `softmax` is what keeps this one
+# finite.
+#
 # </details>
+
+# %%
+check("softmax_with_temperature", softmax_with_temperature)
 
 # %%
 scores = [2.5, 1.2, 0.3, 3.1]
-check("T = 0.5", lambda: softmax_with_temperature(scores, 0.5), [0.2269, 0.0169, 0.0028, 0.7534])
-check("T = 10", lambda: softmax_with_temperature(scores, 10), [0.2672, 0.2346, 0.2144, 0.2837])
+if check.ready(softmax_with_temperature, scores, 1.0):
+    for t in (0.1, 1.0, 10.0):
+        print(f"T = {t:>4}:", np.round(softmax_with_temperature(scores, t), 3))
 
 # %% [markdown]
-# ## 3. Softmax of each row
+# ## What you wrote
 #
-# Attention applies softmax to each row of a score matrix separately: every row must sum to 1.
-# Take the maximum and the sum along the last axis, with `axis=-1, keepdims=True` so that the
-# shapes line up for broadcasting.
-
-
-# %% tags=["exercise"]
-def softmax_rows(S):
-    S = np.asarray(S, dtype=float)
-    return ...  # your code
-
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# def softmax_rows(S):
-#     S = np.asarray(S, dtype=float)
-#     exp = np.exp(S - np.max(S, axis=-1, keepdims=True))
-#     return exp / np.sum(exp, axis=-1, keepdims=True)
-# ```
-#
-# </details>
-
-# %%
-S = [[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]
-check("softmax_rows(S)", lambda: softmax_rows(S), [[0.0900, 0.2447, 0.6652], [1 / 3, 1 / 3, 1 / 3]])
-huge = [[1000.0, 0.0], [0.0, -1000.0]]
-check("softmax_rows(huge)", lambda: softmax_rows(huge), [[1, 0], [1, 0]])
+# The softmax every attention layer and every output layer of a Transformer runs, and the temperature of
+# [sampling](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/#sampling-the-next-token). The
+# library's `transformer_math.softmax.softmax` is the same computation, with its inputs checked and a
+# `temperature` argument; the
+# [cross-entropy lab](https://transformer-math.github.io/mathematics-for-transformers/labs/cross-entropy/)
+# takes the logarithm of it without ever computing it.

@@ -21,30 +21,29 @@ def one_head() -> None:
     X = one_hot @ W_E  # (n, V) @ (V, d_model) -> (n, d_model)
     print("X = one_hot @ W_E:", X.shape, " same as the lookup W_E[ids]:", np.array_equal(X, W_E[ids]))
 
-    # 2. Projections: one matrix product each, every token at once.
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_k), (n, d_k) and (n, d_v), here d_v = d_k
+    # 2. Projections: one matrix product each.
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_k) each
     print("Q, K, V:", Q.shape, K.shape, V.shape)
 
     # 3. Scores: every query dotted with every key, scaled.
     S = Q @ K.T / np.sqrt(d_k)  # (n, d_k) @ (d_k, n) -> (n, n)
-    print("S[2, 0] = q_2 . k_0 / sqrt(d_k):", np.isclose(S[2, 0], Q[2] @ K[0] / np.sqrt(d_k)))
+    print("S[2, 0] == Q[2] @ K[0] / sqrt(d_k):", np.isclose(S[2, 0], Q[2] @ K[0] / np.sqrt(d_k)))
     print("S symmetric:", np.allclose(S, S.T))
-    # S = X (W_Q W_K^T) X^T / sqrt(d_k): tokens are compared through a (d_model, d_model) matrix of rank <= d_k.
     print("W_Q W_K^T:", (W_Q @ W_K.T).shape, " rank:", np.linalg.matrix_rank(W_Q @ W_K.T), "<= d_k =", d_k)
 
     # 4. Causal mask, entry by entry: token i sees tokens 0..i.
     mask = np.tril(np.ones((3, 3), dtype=bool))
     S = np.where(mask, S, -np.inf)
 
-    # 5. Softmax along each row: exponentiate, then divide by the row's sum (keepdims keeps a column).
-    exp_S = np.exp(S - S.max(axis=1, keepdims=True))
+    # 5. Softmax along each row: exponentiate, divide by the row's sum.
+    exp_S = np.exp(S)
     P = exp_S / exp_S.sum(axis=1, keepdims=True)  # (n, n), rows sum to 1
     print("attention weights P:")
     print(np.round(P, 3))
 
-    # 6. Output: each row is a mix of the value rows, weighted by a row of P.
-    out = P @ V  # (n, n) @ (n, d_v) -> (n, d_v)
+    # 6. Output: each row a mix of the value rows.
+    out = P @ V  # (n, n) @ (n, d_k) -> (n, d_k)
     mix = P[2, 0] * V[0] + P[2, 1] * V[1] + P[2, 2] * V[2]
-    print("output:", out.shape, " row 2 = sum_j P[2, j] v_j:", np.allclose(out[2], mix))
-    print("row 0 is v_0 itself:", np.allclose(out[0], V[0]))
+    print("output:", out.shape, " out[2] == sum of P[2, j] V[j]:", np.allclose(out[2], mix))
+    print("out[0] == V[0], the first token's own value:", np.allclose(out[0], V[0]))
     # --8<-- [end:one-head]

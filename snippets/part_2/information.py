@@ -5,21 +5,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from tools.explorers import (
-    Explorer,
-    bars,
-    build,
-    dot,
-    explorer,
-    line,
-    num,
-    polyline,
-    slider,
-    svg,
-    text,
-)
 from tools.figures import figure
-from transformer_math.information import cross_entropy, kl_divergence
+from transformer_math.information import kl_divergence
 
 
 @figure("coin-entropy")
@@ -84,46 +71,6 @@ def cross_entropy_curve() -> Figure:
 
 
 # --8<-- [end:cross-entropy-curve]
-
-
-# --8<-- [start:cross-entropy-probability]
-def loss_for_probability(p_right):
-    """A three-token prediction that gives ``p_right`` to the right token (the first) and splits the rest;
-    returns the prediction and its cross entropy against the one-hot target."""
-    target = np.array([1.0, 0.0, 0.0])
-    prediction = np.array([p_right, (1 - p_right) / 2, (1 - p_right) / 2])
-    return prediction, cross_entropy(target, prediction)
-
-
-# --8<-- [end:cross-entropy-probability]
-
-PROBABILITIES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
-
-
-@explorer("cross-entropy-probability")
-def cross_entropy_explorer() -> Explorer:
-    x0, y0, w, h, top = 40, 20, 300, 130, 5.0  # the curve: p on 0..1, loss on 0..top nats
-    curve = [(p, loss_for_probability(p)[1]) for p in np.linspace(0.007, 1.0, 80)]
-    points = [(x0 + w * p, y0 + h - h * min(loss, top) / top) for p, loss in curve]
-
-    def draw(p: str) -> str:
-        prediction, loss = loss_for_probability(float(p))
-        body = [line(x0, y0, x0, y0 + h), line(x0, y0 + h, x0 + w, y0 + h), polyline(points)]
-        for tick in range(0, 6):
-            body.append(text(x0 - 6, y0 + h - h * tick / top + 4, str(tick), anchor="end"))
-        for tick in (0, 0.5, 1):
-            body.append(text(x0 + w * tick, y0 + h + 16, f"{tick:g}"))
-        body.append(text(x0 + w / 2 + 40, y0 + h + 16, "p(right token)", anchor="start"))
-        body.append(text(x0 + 4, y0 - 6, "loss, nats", anchor="start"))
-        x, y = x0 + w * float(p), y0 + h - h * min(loss, top) / top
-        body.append(dot(x, y, num(loss), f"p = {float(p):g}: loss {num(loss)} nats", cls="xp-2"))
-        body.append(text(min(x + 8, x0 + w - 4), y - 10, f"{num(loss)} nats", anchor="end" if x > 250 else "start"))
-        body += bars(["right", "other", "other"], prediction, 40, 200, 300, 80)
-        return svg(360, 306, f"Cross entropy {num(loss)} nats when the right token gets {float(p):g}", body)
-
-    control = slider("p", "Probability of the right token", PROBABILITIES, 0.5, lambda p: f"p = {p:g}")
-    caption = "The loss -ln p of one prediction, against the probability p it gives the right token."
-    return build("cross-entropy-probability", caption, [control], draw)
 
 
 # --8<-- [start:kl-directions]

@@ -23,15 +23,15 @@ def fables_setup():
     from transformer_math.data import load_text
 
     text = load_text("aesop")
-    vocab = sorted(set(text))  # every character of the text is a token
+    vocab = sorted(set(text))  # each character is a token
     V = len(vocab)
-    ids = np.array([vocab.index(c) for c in text])  # the text as token ids
-    cut = int(0.9 * len(ids))  # the first 90 % to train on, the last 10 % held out
-    x, y = ids[: cut - 1], ids[1:cut]  # each training character and the one after it
+    ids = np.array([vocab.index(c) for c in text])
+    cut = int(0.9 * len(ids))  # train on 90 %
+    x, y = ids[: cut - 1], ids[1:cut]
     x_held, y_held = ids[cut:-1], ids[cut + 1 :]
 
     counts = np.zeros((V, V))
-    np.add.at(counts, (x, y), 1)  # counts[a, b]: how often b follows a in the training text
+    np.add.at(counts, (x, y), 1)  # counts[a, b]: b follows a
     # --8<-- [end:setup]
     return text, vocab, V, x, y, x_held, y_held, counts
 

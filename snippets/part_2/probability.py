@@ -43,6 +43,8 @@ def sampling() -> None:
 
     tokens = np.array(["cat", "dog", "bird"])
     probs = np.array([0.70, 0.20, 0.10])
+    print(0.70 + 0.20 + 0.10, "  == 1:", probs.sum() == 1.0, "  close to 1:", bool(np.isclose(probs.sum(), 1.0)))
+
     rng = np.random.default_rng(0)
 
     print("first ten samples:", rng.choice(tokens, size=10, p=probs))

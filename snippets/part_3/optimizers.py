@@ -40,6 +40,17 @@ def descend(optimizer, lr, steps=50):
 
 # --8<-- [end:descent]
 
+
+def valley() -> None:
+    """The page's example: plain SGD, momentum and Adam on the valley, and Adam settling with exact gradients."""
+    # --8<-- [start:valley]
+    runs = [("sgd", 0.075, 50), ("sgd", 0.085, 50), ("sgd", 0.01, 50), ("momentum", 0.01, 50)]
+    for optimizer, lr, steps in runs + [("adam", 0.3, 50), ("adam", 0.3, 200)]:
+        path, losses = descend(optimizer, lr, steps)
+        print(f"{optimizer:8s} lr = {lr:<5}  loss after {steps:3d} steps: {losses[-1]:.3g}")
+    # --8<-- [end:valley]
+
+
 RATES = [0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.079, 0.085, 0.1, 0.15, 0.3, 0.5, 1.0]
 OPTIMIZERS = {"sgd": "SGD", "momentum": "SGD with momentum 0.9", "adam": "Adam"}
 
@@ -99,80 +110,12 @@ def descent_explorer() -> Explorer:
     return build("descent", caption, controls, draw, shared)
 
 
-# --8<-- [start:two-weights]
-def two_weights(decoupled, sigma, steps, runs=1, seed=0):
-    """Two weights pulled towards 1 by L(w) = (100 (w0 - 1)^2 + 0.01 (w1 - 1)^2) / 2, trained by Adam with an
-    L2 term (decoupled=False) or by AdamW (decoupled=True), lam = 0.1 and lr = 0.01, with noise of size sigma
-    added to each gradient entry. Returns w after every step and the optimizer's sqrt(v-hat) after the last,
-    each averaged over ``runs`` independent runs."""
-    import numpy as np
-
-    from transformer_math.optim import Adam, AdamW
-
-    a, lam, lr = np.array([100.0, 0.01]), 0.1, 0.01
-    rng = np.random.default_rng(seed)
-    w = np.zeros((runs, 2))  # independent runs side by side: Adam works entry by entry
-    opt = AdamW([w], lr=lr, weight_decay=lam) if decoupled else Adam([w], lr=lr)
-    path = []
-    for _ in range(steps):
-        g = a * (w - 1) + sigma * rng.normal(size=w.shape)
-        opt.step([g] if decoupled else [g + lam * w])  # L2: lam * w joins the gradient, and so m and v
-        path.append(w.mean(axis=0))
-    v_hat = opt.v[0] / (1 - opt.beta2**opt.t)
-    return np.array(path), np.sqrt(v_hat).mean(axis=0)
-
-
-# --8<-- [end:two-weights]
-
-
-def adamw_fixed_point() -> None:
-    """The page's example: where Adam with an L2 term and AdamW settle with noisy gradients. It prints what
-    the page shows; the page's block is this body after the function above."""
-    # --8<-- [start:adamw-fixed-point]
-    import numpy as np
-
-    a, lam, sigma = np.array([100.0, 0.01]), 0.1, np.array([1.0, 0.1])
-    l2 = two_weights(decoupled=False, sigma=sigma, steps=2500, runs=200)[0][-1]
-    path, root_v_hat = two_weights(decoupled=True, sigma=sigma, steps=2500, runs=200)
-    decoupled = path[-1]
-    print(
-        "Adam + L2, mean of 200 runs:", np.round(l2, 3), "  L2 optimum a / (a + lam):      ", np.round(a / (a + lam), 3)
-    )
-    print(
-        "AdamW,     mean of 200 runs:",
-        np.round(decoupled, 3),
-        "  fixed point a / (a + lam sigma):",
-        np.round(a / (a + lam * sigma), 3),
-    )
-    print("AdamW's sqrt(v hat) after 2,500 steps:", np.round(root_v_hat, 2), "  sigma:", sigma)
-    # --8<-- [end:adamw-fixed-point]
-
-
-@figure("adamw-exact")
-def adamw_exact() -> Figure:
-    """The flat weight w1 under Adam + L2 and AdamW with exact gradients, over 20,000 steps."""
-    fig = Figure(figsize=(7, 3.2), layout="constrained")
-    ax = fig.subplots()
-    shown = np.unique(np.geomspace(1, 20_000, 300).astype(int)) - 1  # 300 steps, evenly spread on the log axis
-    for colour, decoupled, name in [("C0", False, "Adam + L2 (λ = 0.1)"), ("C1", True, "AdamW (λ = 0.1)")]:
-        ax.semilogx(shown + 1, two_weights(decoupled, 0.0, 20_000)[0][shown, 1], color=colour, label=name)
-    ax.axhline(0.01 / 0.11, color="C0", ls=":", lw=1)
-    ax.axhline(1.0, color="C1", ls=":", lw=1)
-    ax.text(1.2, 0.13, "L2 optimum 0.0909", color="C0", fontsize=8)
-    ax.text(1.2, 0.93, "the loss's minimum, 1", color="C1", fontsize=8)
-    ax.set_xlabel("step")
-    ax.set_ylabel("flat weight w₁")
-    ax.legend(fontsize=8, loc="center right")
-    ax.set_title("Exact gradients: AdamW reaches the loss's own minimum, slowly", fontsize=10)
-    return fig
-
-
 # --8<-- [start:minibatch-run]
-def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0):
-    """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (Hessian
-    eigenvalues 1 to 0.01), trained on mini-batches of 10 by "sgd" (with ``momentum``) or "adam", with
-    the learning rate constant or decayed linearly to 0. Returns the excess loss L(w) - L(w_best) on all
-    the data after every step."""
+def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0, batch=10):
+    """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (curvatures
+    1 to 0.01), trained on mini-batches of ``batch`` by "sgd" (with ``momentum``) or "adam", with the
+    learning rate constant or decayed linearly to 0. Returns the excess loss L(w) - L(w_best) on all the
+    data after every step."""
     import numpy as np
 
     from transformer_math.optim import SGD, Adam
@@ -180,25 +123,28 @@ def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(1000, 10)) * np.logspace(0, -1, 10)
     y = X @ rng.normal(size=10) + 0.5 * rng.normal(size=1000)
-    w_best = np.linalg.lstsq(X, y, rcond=None)[0]  # the least-squares minimum
-    H = X.T @ X / 1000  # the Hessian of the loss: the excess loss is (w - w_best) H (w - w_best) / 2
+
+    def loss(w):
+        return 0.5 * np.mean((X @ w - y) ** 2)
+
+    w_best = np.linalg.lstsq(X, y, rcond=None)[0]  # the minimum of the loss
     w = np.zeros(10)
     opt = Adam([w], lr=lr) if optimizer == "adam" else SGD([w], lr=lr, momentum=momentum)
     excess = []
     for t in range(steps):
-        batch = rng.integers(1000, size=10)
-        g = X[batch].T @ (X[batch] @ w - y[batch]) / 10  # a noisy, unbiased estimate of the gradient
+        rows = rng.integers(1000, size=batch)
+        g = X[rows].T @ (X[rows] @ w - y[rows]) / batch  # the gradient of the batch's loss
         if decay:
             opt.lr = lr * (1 - t / steps)
         opt.step([g])
-        excess.append(0.5 * (w - w_best) @ H @ (w - w_best))
+        excess.append(loss(w) - loss(w_best))
     return np.array(excess)
 
 
 # --8<-- [end:minibatch-run]
 
 MINIBATCH_RUNS = {
-    "SGD, η = 0.05": ("sgd", 0.05, 0.0, False),
+    "SGD, η = 0.2": ("sgd", 0.2, 0.0, False),
     "SGD, η = 0.5": ("sgd", 0.5, 0.0, False),
     "SGD, η = 0.5 decayed to 0": ("sgd", 0.5, 0.0, True),
     "momentum 0.9, η = 0.05": ("sgd", 0.05, 0.9, False),
@@ -211,16 +157,17 @@ def minibatch() -> None:
     """The page's example: the runs of MINIBATCH_RUNS, summarised."""
     # --8<-- [start:minibatch]
     runs = {
-        "SGD, lr 0.05": ("sgd", 0.05, 0.0, False),
-        "SGD, lr 0.5": ("sgd", 0.5, 0.0, False),
-        "SGD, lr 0.5 decayed to 0": ("sgd", 0.5, 0.0, True),
-        "momentum 0.9, lr 0.05": ("sgd", 0.05, 0.9, False),
-        "Adam, lr 0.05": ("adam", 0.05, 0.0, False),
-        "Adam, lr 0.05 decayed to 0": ("adam", 0.05, 0.0, True),
+        "SGD, lr 0.2": ("sgd", 0.2, 0.0, False, 10),
+        "SGD, lr 0.5": ("sgd", 0.5, 0.0, False, 10),
+        "SGD, lr 0.5 decayed to 0": ("sgd", 0.5, 0.0, True, 10),
+        "SGD, lr 0.5, batches of 40": ("sgd", 0.5, 0.0, False, 40),
+        "momentum 0.9, lr 0.05": ("sgd", 0.05, 0.9, False, 10),
+        "Adam, lr 0.05": ("adam", 0.05, 0.0, False, 10),
+        "Adam, lr 0.05 decayed to 0": ("adam", 0.05, 0.0, True, 10),
     }
     print("excess loss after step:        100      300   (mean of the last 100)")
-    for name, (optimizer, lr, momentum, decay) in runs.items():
-        excess = minibatch_run(optimizer, lr, momentum, decay)
+    for name, (optimizer, lr, momentum, decay, batch) in runs.items():
+        excess = minibatch_run(optimizer, lr, momentum, decay, batch=batch)
         print(f"{name:27s} {excess[99]:9.2e} {excess[299]:9.2e}   {excess[-100:].mean():9.2e}")
     # --8<-- [end:minibatch]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -116,75 +114,3 @@ def block_diagram() -> Figure:
 
 
 # --8<-- [end:block-diagram]
-
-
-@functools.cache  # both themes draw the same five runs: train once per build
-# --8<-- [start:block-ablation-runs]
-def block_ablation_runs():
-    """Training and validation loss of the fables model of training.md after 700 AdamW steps, with the block whole
-    and with one piece removed: (variant, learning rate) -> (training loss, validation loss).
-
-    "no feed-forward" is an attention-only block (``d_ff=0``); "no LayerNorm" has none of the three
-    (``layer_norm=False``). One seed each, the set-up of training.md.
-    """
-    from transformer_math.data import load_text
-    from transformer_math.information import cross_entropy_from_logits
-    from transformer_math.train import make_optimizer
-    from transformer_math.transformer import forward, init_params, loss_and_grads, make_windows
-
-    text = load_text("aesop")
-    chars = sorted(set(text))
-    ids = np.array([chars.index(c) for c in text])
-    split = int(0.9 * len(ids))
-    x_train, y_train = make_windows(ids[:split], seq_len=16)
-    x_val, y_val = make_windows(ids[split:], seq_len=16)
-
-    def run(variant, lr):
-        d_ff = 0 if variant == "no feed-forward" else 32
-        layer_norm = variant != "no LayerNorm"
-        params = init_params(len(chars), d_model=32, d_ff=d_ff, seed=0, output_scale=0.1, layer_norm=layer_norm)
-        names = list(params)
-        optimizer = make_optimizer(params, lr=lr, weight_decay=0.01)  # AdamW; only the matrices decay
-        rng = np.random.default_rng(0)
-        for _ in range(700):
-            rows = rng.integers(0, len(x_train), size=32)
-            _, grads = loss_and_grads(params, x_train[rows], y_train[rows], n_heads=2)
-            optimizer.step([grads[name] for name in names])
-        losses = []
-        for x, y in [(x_train[::8], y_train[::8]), (x_val, y_val)]:
-            logits, _ = forward(params, x, n_heads=2)
-            losses.append(float(cross_entropy_from_logits(logits, y)))
-        return tuple(losses)
-
-    runs = [("whole block", 0.01), ("no feed-forward", 0.01), ("no LayerNorm", 0.01)]
-    runs += [("whole block", 0.05), ("no LayerNorm", 0.05)]
-    return {(variant, lr): run(variant, lr) for variant, lr in runs}
-
-
-# --8<-- [end:block-ablation-runs]
-
-
-@figure("block-ablation")
-def block_ablation() -> Figure:
-    """Grouped bars: training and validation loss of the fables model, whole and without one piece, at two rates."""
-    runs = block_ablation_runs()
-    fig = Figure(figsize=(4.3, 4.6), layout="constrained")
-    axes = fig.subplots(2, 1, height_ratios=[3, 2])
-    limit = 3.6
-    for ax, lr in zip(axes, (0.01, 0.05)):
-        variants = [variant for variant, rate in runs if rate == lr]
-        y = np.arange(len(variants))[::-1]
-        for offset, which, colour, label in [(0.18, 0, "C0", "training"), (-0.18, 1, "C1", "validation")]:
-            values = np.array([runs[(variant, lr)][which] for variant in variants])
-            ax.barh(y + offset, np.minimum(values, limit), height=0.34, color=colour, label=label)
-            for yi, value in zip(y + offset, values):
-                if value > limit:  # off the scale: the bar stops at the edge, its value written on it
-                    ax.text(limit - 0.05, yi, f"{value:.2f} →", ha="right", va="center", fontsize=9)
-                else:
-                    ax.text(value + 0.05, yi, f"{value:.2f}", ha="left", va="center", fontsize=9)
-        ax.set_yticks(y, variants)
-        ax.set_xlim(0, limit)
-        ax.set_title(f"learning rate {lr}", fontsize=11)
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncols=2, fontsize=9)
-    axes[1].set_xlabel("loss after 700 steps (nats per character)")
-    return fig

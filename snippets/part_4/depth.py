@@ -16,7 +16,7 @@ from transformer_math.transformer import forward, init_params, loss_and_grads
 
 # The chapter's set-up, defined once for its figures, its explorer and the tests.
 # --8<-- [start:setup]
-V, EVAL_T, TEST = 32, 8, 64  # vocabulary; the period and number of the test sequences
+V, EVAL_T, TEST = 32, 8, 64  # vocabulary; test period; test sequences
 SIZES = {"vocab_size": V, "d_model": 32, "d_ff": 0, "seed": 0, "output_scale": 0.1, "layer_norm": False}
 N_HEADS, STEPS, LR, BATCH = 2, 300, 0.02, 64
 CHECKPOINTS = list(range(0, STEPS + 1, 25))
@@ -27,7 +27,7 @@ CHECKPOINTS = list(range(0, STEPS + 1, 25))
 def repeated_tokens(rng, n_sequences, period, vocab_size=32):
     """``n_sequences`` sequences of ``period`` random tokens followed by the same tokens again, cut into
     inputs (every token but the last) and targets (every token but the first): both ``(n, 2 period - 1)``."""
-    block = rng.integers(0, vocab_size, size=(n_sequences, period))  # drawn with replacement
+    block = rng.integers(0, vocab_size, size=(n_sequences, period))
     sequences = np.concatenate([block, block], axis=1)
     return sequences[:, :-1], sequences[:, 1:]
 
@@ -78,13 +78,14 @@ def bayes_losses(inputs, targets, periods=range(5, 11), vocab_size=32):
 @functools.cache  # the figures, both themes and the explorer share the runs: each trains once per build
 # --8<-- [start:induction-run]
 def induction_run(n_layers=2):
-    """AdamW on fresh repeated sequences, period 5 to 10 drawn anew at each step. Returns the trained
-    parameters and, at every step of CHECKPOINTS, the two copies' losses on TEST test sequences of period
-    EVAL_T and the attention weights of every layer on the first of them. Each step's 64 sequences go
-    through the model in two halves whose gradients are averaged: the gradient of the whole batch."""
+    """AdamW (only the matrices decay) on fresh repeated sequences, period 5 to 10 drawn anew at each step;
+    each step's 64 sequences go through the model in two halves of 32, whose gradients, averaged, are the
+    gradient of the 64. Returns the trained parameters and, at every step of CHECKPOINTS, the two copies'
+    losses on TEST test sequences of period EVAL_T, the attention weights of every layer on the first of
+    them, and a copy of the parameters."""
     params = init_params(n_layers=n_layers, **SIZES)
     names = list(params)
-    optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)  # AdamW; only the matrices decay
+    optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)
     rng = np.random.default_rng(0)
     test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     history = {}
@@ -92,12 +93,12 @@ def induction_run(n_layers=2):
         if step in CHECKPOINTS:
             _, cache = forward(params, test_x[0], N_HEADS)
             weights = [cache["weights"]] + [cache[f"h{layer}.weights"] for layer in range(1, n_layers)]
-            history[step] = (*copy_losses(params, test_x, test_y), weights)
+            history[step] = (*copy_losses(params, test_x, test_y), weights, {k: v.copy() for k, v in params.items()})
         if step == STEPS:
             return params, history
-        x, y = repeated_tokens(rng, BATCH, period=rng.integers(5, 11))  # a new period every step
+        x, y = repeated_tokens(rng, BATCH, period=rng.integers(5, 11))
         halves = [loss_and_grads(params, x[rows], y[rows], N_HEADS)[1] for rows in (slice(0, 32), slice(32, 64))]
-        optimizer.step([(halves[0][name] + halves[1][name]) / 2 for name in names])  # = the batch's gradient
+        optimizer.step([(halves[0][name] + halves[1][name]) / 2 for name in names])
 
 
 # --8<-- [end:induction-run]

@@ -52,6 +52,27 @@ def _exp(a: float) -> float:
 # --8<-- [end:power]
 
 
+def _exponent(a: float, exponent) -> float:
+    """``exponent`` as a float, checked: a plain real number for which ``a ** exponent`` is a real number."""
+    if isinstance(exponent, bool) or not isinstance(exponent, numbers.Real):
+        raise TypeError(f"only powers by a plain number are supported, got {type(exponent).__name__}")
+    n = float(exponent)
+    if a == 0 and n < 0:
+        raise ValueError(f"0 ** {n:g} is undefined (a division by zero)")
+    if a < 0 and not n.is_integer():
+        raise ValueError(f"{a:g} ** {n:g} is not a real number (a negative base needs a whole exponent)")
+    return n
+
+
+def _power_slope(a: float, n: float) -> float:
+    """The derivative ``n * a ** (n - 1)`` of ``a ** n``, with PyTorch's values where that formula fails."""
+    if n == 0:
+        return 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
+    if a == 0 and n < 1:
+        return math.inf  # a vertical tangent, as sqrt(a) has at 0
+    return n * _power(a, n - 1)
+
+
 # --8<-- [start:Value]
 class Value:
     r"""A number that records the operations applied to it, so that its derivatives can be computed.
@@ -117,20 +138,9 @@ class Value:
         return out
 
     def __pow__(self, exponent):
-        if isinstance(exponent, bool) or not isinstance(exponent, numbers.Real):
-            raise TypeError(f"only powers by a plain number are supported, got {type(exponent).__name__}")
-        a, n = self.data, float(exponent)
-        if a == 0 and n < 0:
-            raise ValueError(f"0 ** {n:g} is undefined (a division by zero)")
-        if a < 0 and not n.is_integer():
-            raise ValueError(f"{a:g} ** {n:g} is not a real number (a negative base needs a whole exponent)")
+        a, n = self.data, _exponent(self.data, exponent)  # a plain number, and a ** n a real number
         out = Value(_power(a, n), (self,), f"**{n:g}")
-        if n == 0:
-            slope = 0.0  # a^0 = 1 is constant, also at a = 0 (as in PyTorch)
-        elif a == 0 and n < 1:
-            slope = math.inf  # a vertical tangent, as sqrt(a) has at 0
-        else:
-            slope = n * _power(a, n - 1)  # d(a^n)/da = n a^(n-1)
+        slope = _power_slope(a, n)  # d(a^n)/da = n a^(n-1)
 
         def _backward():
             self.grad += slope * out.grad
@@ -182,7 +192,7 @@ class Value:
     # --8<-- [end:functions]
 
     # --8<-- [start:derived]
-    # Everything else is built from the operations above, so it needs no backward rule of its own.
+    # built from the operations above: no backward rules of their own
     def __neg__(self):  # -a
         return self * -1
 
@@ -227,22 +237,22 @@ class Value:
         >>> x.grad                                # 0 + 1 + ... + 1999
         1999000.0
         """
-        # Topological order: every value listed after all the values it was computed from.
+        # topological order: every value after the values it was computed from
         order, seen = [], set()
         stack = [(self, False)]
         while stack:
             v, parents_listed = stack.pop()
             if parents_listed:
-                order.append(v)  # all of v's parents are already in the list
+                order.append(v)  # its parents are all listed
             elif id(v) not in seen:
                 seen.add(id(v))
-                stack.append((v, True))  # come back to v once its parents are done
+                stack.append((v, True))  # back to v once its parents are done
                 stack.extend((parent, False) for parent in v.parents)
 
         for v in order:
-            v.grad = 0.0  # start clean, so calling backward twice gives the same grads
+            v.grad = 0.0  # so that a second call gives the same grads
         self.grad = 1.0  # d self / d self
-        for v in reversed(order):  # outputs before inputs: each grad is complete before it is passed on
+        for v in reversed(order):  # each grad complete before it is passed on
             v._backward()
 
     # --8<-- [end:backward]

@@ -118,7 +118,7 @@ def norm(v: ArrayLike) -> float:
     ------
     ValueError
         If ``v`` is not 1-D (for the lengths of the rows of a matrix, use
-        ``np.linalg.norm(M, axis=1)``).
+        ``np.linalg.norm(M, axis=1)``), or holds a NaN.
 
     Examples
     --------
@@ -152,7 +152,8 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If either vector is zero (it has no direction, so no angle), or if the shapes differ.
+        If either vector is zero (it has no direction, so no angle) or has a NaN or infinite entry, if one
+        is not 1-D, or if the lengths differ.
 
     Examples
     --------
@@ -163,6 +164,10 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
     1.0
     """
     a, b = float_array(a, "a"), float_array(b, "b")
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"cosine_similarity needs two 1-D vectors, got shapes {a.shape} for a and {b.shape} for b")
+    if a.shape != b.shape:
+        raise ValueError(f"cosine_similarity needs a and b of the same length, got {a.shape[0]} and {b.shape[0]}")
     check_no_nan(a, "a", finite=True)
     check_no_nan(b, "b", finite=True)
     norm_a, norm_b = norm(a), norm(b)
@@ -205,7 +210,9 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     Raises
     ------
     ValueError
-        If ``A`` is not square, or ``steps`` is below 1.
+        If ``A`` is not square or is empty, has a NaN or infinite entry, or ``steps`` is below 1.
+    TypeError
+        If ``steps`` or ``seed`` is not an integer.
 
     Examples
     --------

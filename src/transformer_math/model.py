@@ -129,7 +129,7 @@ def init_params(
     n_layers : int, default 1
         Number of blocks $L \geq 1$.
     scale_residual : bool or None, default None
-        Multiply $W_O$ and $W_2$ by $1/\sqrt{2L}$ (GPT-2); ``None``: when $L > 1$.
+        Multiply $W_O$ and $W_2$ by $1/\sqrt{2L}$ (nanoGPT's rule); ``None``: when $L > 1$.
     positions : {"sinusoidal", "learned"}
         Fixed sinusoids (no parameters), or a learned table ``W_P`` of shape ``(n_ctx, d)``.
     n_ctx : int, optional

@@ -1,6 +1,7 @@
-r"""From GPT-2 to Llama: RMSNorm, SwiGLU, rotary positions (RoPE), and a cache of keys and values.
+r"""From GPT-2 to Llama: RMSNorm, SwiGLU and rotary positions (RoPE).
 
-Four changes separate GPT-2 (2019) from the open models of today (Llama, Mistral, Qwen):
+Three of the changes that separate GPT-2 (2019) from the open models of today (Llama, Mistral, Qwen) are
+new functions:
 
 $$\operatorname{RMSNorm}(x) = \gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon},$$
 
@@ -8,14 +9,12 @@ LayerNorm without the mean;
 
 $$\operatorname{SwiGLU}(x) = \left(\operatorname{SiLU}(x W_g) \odot x W_u\right) W_d,$$
 
-a gated feed-forward layer; RoPE, $x_m \mapsto R(m \theta)\, x_m$, each pair of features turned by an angle
-of its position; and a cache of the keys and values $K_{1..n}, V_{1..n}$, so that each new token computes
-one row, not $n$.
-
-RoPE's rotations make a query at position $m$ and a key at position $n$ meet through
-$R(m\theta)^\top R(n\theta) = R((n - m)\theta)$: the score depends on the positions only through $n - m$.
-The cache (:func:`forward_cached`) is used by :func:`~transformer_math.sample.generate` with
-``kv_cache=True``.
+a gated feed-forward layer; and RoPE, which turns feature pair $r$ of a query or key row at position $i$ by
+the angle $i\omega_r$, $\omega_r = \text{base}^{-2r/d_{\text{head}}}$, so that a query at $i$ and a key at
+$j$ meet through $R_{i\omega_r} R_{j\omega_r}^\top = R_{(i - j)\omega_r}$: the score depends on the positions
+only through $i - j$. (The others, grouped-query attention, linear layers without biases and an untied $W_U$,
+change shapes, not functions. The KV cache is no difference between them: both are decoded with it,
+:mod:`transformer_math.kv_cache`.)
 
 Example
 -------
@@ -29,12 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.attention import merge_heads, positional_encoding, scaled_dot_product_attention, split_heads
-from transformer_math.block import activate, block_params, norm
-from transformer_math.checks import check_in_range, check_integer, check_no_nan, float_array, integer_array, wide
-from transformer_math.model import check_model_inputs, n_layers_of
+from transformer_math.checks import check_in_range, check_no_nan, float_array, integer_array, wide
 
-__all__ = ["rms_norm", "silu", "swiglu", "apply_rope", "kv_cache", "forward_cached"]
+__all__ = ["rms_norm", "silu", "swiglu", "apply_rope"]
 
 
 def finite_floats(x, name: str) -> np.ndarray:
@@ -162,39 +158,43 @@ def check_rope_inputs(x, positions, base) -> tuple[np.ndarray, np.ndarray, float
 
 # --8<-- [start:apply_rope]
 def apply_rope(x, positions=None, base=10000.0):
-    r"""Rotary position embedding (Su et al., 2021): turn feature pair $(x_{2i}, x_{2i+1})$ of row $m$ by $m\theta_i$.
+    r"""Rotary position embedding (Su et al., 2021): turn feature pair $r$ of the row at position $i$ by $i\omega_r$.
 
-    With $\theta_i = \text{base}^{-2i/d}$, each pair is multiplied by the rotation of Part I,
+    With $\omega_r = \text{base}^{-2r/d_{\text{head}}}$, $d_{\text{head}}$ the width of the rows (RoPE acts
+    inside each head), each pair, a row vector, is multiplied by the rotation of Part I, transposed:
 
-    $$\begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} = \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\
-    \sin m\theta_i & \cos m\theta_i \end{pmatrix} \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}.$$
+    $$(x'_{2r},\ x'_{2r+1}) = (x_{2r},\ x_{2r+1})\, R_{i\omega_r}^\top, \qquad
+    R_\theta = \begin{pmatrix} \cos\theta & -\sin\theta \\ \sin\theta & \cos\theta \end{pmatrix}.$$
 
-    Applied to queries and keys (not values), a score $q'_m \cdot k'_n = q_m^\top R((n - m)\theta)\, k_n$
-    depends on the positions only through $n - m$. Pairs are adjacent features, as in the RoFormer paper and
-    Meta's Llama code (Hugging Face pairs feature $i$ with $i + d/2$, a permutation of the same thing).
+    Applied to queries and keys (not values), the score of a query at $i$ and a key at $j$ is
+    $q'_i\, k_j'^\top = q_i\, R^\top_{i} R_{j}\, k_j^\top$ with $R^\top_{i} R_{j}$ turning pair $r$ by
+    $(j - i)\omega_r$: it depends on the positions only through $i - j$. Pairs are adjacent features, as in
+    the RoFormer paper and Meta's Llama code (Hugging Face pairs feature $r$ with $r + d_{\text{head}}/2$, a
+    permutation of the same thing).
 
     Parameters
     ----------
     x : array_like
-        Shape ``(..., n, d)`` with $d$ even: queries or keys, one row per position.
+        Shape ``(..., n, d_head)`` with $d_{\text{head}}$ even: one head's queries or keys, a row per position.
     positions : array_like of int, optional
         The position of each row, shape ``(n,)``; default ``0 .. n - 1``.
     base : float, default 10000.0
-        The wavelengths run from $2\pi$ to about $2\pi \cdot \text{base}$.
+        $\omega_r = \text{base}^{-2r/d_{\text{head}}}$: the wavelengths $2\pi / \omega_r$ run from $2\pi$
+        to $2\pi \cdot \text{base}^{1 - 2/d_{\text{head}}}$ positions.
 
     Examples
     --------
     >>> import numpy as np
     >>> from transformer_math.modern import apply_rope
     >>> q, k = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]])
-    >>> scores = [(apply_rope(q, [m]) @ apply_rope(k, [m + 3]).T).item() for m in (0, 5, 40)]
+    >>> scores = [(apply_rope(q, [i]) @ apply_rope(k, [i + 3]).T).item() for i in (0, 5, 40)]
     >>> print(np.round(scores, 12))   # cos(3): only the distance, 3, matters
     [-0.9899925 -0.9899925 -0.9899925]
     """
     x, positions, base = check_rope_inputs(x, positions, base)
     d = x.shape[-1]
-    theta = base ** (-np.arange(0, d, 2) / d)  # (d/2,): one frequency per pair
-    angle = positions[:, None] * theta  # (n, d/2)
+    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,): one frequency per pair, d = d_head
+    angle = positions[:, None] * omega  # (n, d/2)
     cos, sin = np.cos(angle), np.sin(angle)
     even, odd = wide(x[..., 0::2]), wide(x[..., 1::2])  # in float64 at least, then back to x's dtype
     out = np.empty_like(x)
@@ -204,71 +204,3 @@ def apply_rope(x, positions=None, base=10000.0):
 
 
 # --8<-- [end:apply_rope]
-
-
-def kv_cache(params, max_len):
-    """An empty cache of keys and values for a model of ``params``, for at most ``max_len`` tokens."""
-    max_len = check_integer(max_len, "max_len", minimum=1)
-    if "W_P" in params and max_len > len(params["W_P"]):
-        raise ValueError(f"max_len = {max_len} is longer than the n_ctx = {len(params['W_P'])} positions of W_P")
-    return {"keys": [None] * n_layers_of(params), "values": [None] * n_layers_of(params), "max_len": max_len}
-
-
-def check_cache(cache, params, n_new) -> int:
-    """The number of tokens ``cache`` already holds, after checking ``n_new`` more fit in it."""
-    if not isinstance(cache, dict) or "keys" not in cache or len(cache["keys"]) != n_layers_of(params):
-        raise TypeError(f"cache must be made by kv_cache for this model, got {type(cache).__name__}")
-    start = 0 if cache["keys"][0] is None else cache["keys"][0].shape[-2]
-    if start + n_new > cache["max_len"]:
-        raise ValueError(
-            f"the cache holds {start} tokens and {n_new} more would make {start + n_new}, longer than "
-            f"its max_len = {cache['max_len']} (the context)"
-        )
-    return start
-
-
-# --8<-- [start:forward_cached]
-def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embeddings=False):
-    r"""Logits of ``tokens`` (shape ``(m,)``), the continuation of the tokens whose keys and values ``cache`` holds.
-
-    The same blocks as :func:`~transformer_math.model.forward`, for the $m$ new rows only: each block
-    appends their keys and values to the cache, and their queries attend to every key so far. A new token
-    costs $O(n\, d)$ in attention instead of the $O(n^2 d)$ of running the whole sequence again.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from transformer_math.model import forward, init_params
-    >>> from transformer_math.modern import forward_cached, kv_cache
-    >>> params = init_params(vocab_size=5, d_model=8, d_ff=16, n_layers=2)
-    >>> cache = kv_cache(params, max_len=4)
-    >>> first = forward_cached(params, [0, 1, 2], 2, cache)   # the prompt, in one pass
-    >>> last = forward_cached(params, [3], 2, cache)          # then one token, one row
-    >>> full, _ = forward(params, np.array([0, 1, 2, 3]), 2)
-    >>> bool(np.allclose(np.vstack([first, last]), full, rtol=1e-12, atol=1e-12))
-    True
-    """
-    tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings)
-    if tokens.ndim != 1:
-        raise ValueError(f"forward_cached takes one sequence, tokens of shape (m,), got shape {tokens.shape}")
-    start, m, d = check_cache(cache, params, len(tokens)), len(tokens), params["W_E"].shape[1]
-    pe = params["W_P"] if "W_P" in params else positional_encoding(start + m, d, dtype=params["W_E"].dtype)
-    x = params["W_E"][tokens] + pe[start : start + m]
-    mask = np.arange(start + m)[None, :] <= np.arange(start, start + m)[:, None]  # row i sees keys 0 .. start + i
-    for layer in range(n_layers_of(params)):
-        P = block_params(params, layer)
-        a = norm(P, "ln1", x)
-        q, k, v = (split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
-        if start:  # keys and values of the earlier tokens, computed once
-            k = np.concatenate([cache["keys"][layer], k], axis=-2)
-            v = np.concatenate([cache["values"][layer], v], axis=-2)
-        cache["keys"][layer], cache["values"][layer] = k, v
-        heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, m, d_head): m rows, not start + m
-        x = x + merge_heads(heads) @ P["W_O"]
-        if "W_1" in P:  # the feed-forward layer, when the block has one
-            x = x + activate(norm(P, "ln2", x) @ P["W_1"] + P["b_1"], activation) @ P["W_2"] + P["b_2"]
-    z = norm(params, "lnf", x)
-    return z @ (params["W_E"].T if tie_embeddings else params["W_U"])
-
-
-# --8<-- [end:forward_cached]

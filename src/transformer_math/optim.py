@@ -229,8 +229,8 @@ class AdamW(Adam):
         $\epsilon > 0$.
     weight_decay : float or list of float, default 0.01
         $\lambda \geq 0$: one number for every parameter, or a list of one per parameter, in the order of
-        ``params`` (PyTorch's parameter groups: a 0 leaves that parameter undecayed, as GPT-2 does for
-        biases and LayerNorm gains; see :func:`~transformer_math.train.make_optimizer`).
+        ``params`` (PyTorch's parameter groups: a 0 leaves that parameter undecayed, as the first GPT and
+        nanoGPT do for biases and LayerNorm gains; see :func:`~transformer_math.train.make_optimizer`).
 
     Examples
     --------

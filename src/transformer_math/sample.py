@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.checks import check_generator, check_in_range, check_integer, float_array, token_ids
+from transformer_math.kv_cache import forward_cached
+from transformer_math.kv_cache import kv_cache as new_kv_cache
 from transformer_math.model import check_model_inputs, check_params, forward
-from transformer_math.modern import forward_cached
-from transformer_math.modern import kv_cache as new_kv_cache
 from transformer_math.softmax import check_rows, softmax
 
 __all__ = ["sampling_distribution", "sample_token", "generate"]
@@ -191,7 +191,7 @@ def generate(
     ``activation`` and ``tie_embeddings`` are the model's options, as in :func:`~transformer_math.model.forward`.
 
     ``kv_cache=True`` runs the prompt once and then each new token alone, keeping every block's keys and
-    values (:func:`~transformer_math.modern.forward_cached`): the same tokens, at $O(n)$ instead of
+    values (:func:`~transformer_math.kv_cache.forward_cached`): the same tokens, at $O(n)$ instead of
     $O(n^2)$ attention work per token. The whole sequence must then fit in ``context``.
 
     Examples

@@ -42,21 +42,9 @@ def drawn(svg: str) -> list[float]:
 
 
 def softmax_temperature(temperature: str) -> list[float]:
-    from transformer_math.information import entropy
     from transformer_math.softmax import softmax
 
-    probs = softmax(np.array([2.0, 1.0, 0.1, -1.0]), temperature=float(temperature))
-    return [*probs, entropy(probs)]
-
-
-def cross_entropy_probability(p: str) -> list[float]:
-    from transformer_math.information import cross_entropy
-
-    p = float(p)
-    prediction = [p, (1 - p) / 2, (1 - p) / 2]
-    loss = cross_entropy([1.0, 0.0, 0.0], prediction)
-    assert loss == pytest.approx(-np.log(p))  # and the library agrees with the formula -ln p
-    return [loss, *prediction]
+    return list(softmax(np.array([2.0, 1.0, 0.1, -1.0]), temperature=float(temperature)))
 
 
 def attention(query: str, causal: str, scaled: str) -> list[float]:
@@ -153,7 +141,6 @@ def induction_formation(step: str) -> list[float]:
 # name -> (the values each frame draws, at these settings)
 EXPECTED = {
     "softmax-temperature": (softmax_temperature, [{"temperature": t} for t in ("0.3", "1.0", "5.0")]),
-    "cross-entropy-probability": (cross_entropy_probability, [{"p": p} for p in ("0.05", "0.5", "0.9")]),
     "attention": (
         attention,
         [

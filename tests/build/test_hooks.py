@@ -113,3 +113,18 @@ def test_invalid_tex_in_a_lab_fails_with_page_and_formula():
     assert '<span class="arithmatex">\\(x^2\\)</span>' in html and "<code>$code$</code>" in html
     with pytest.raises(PluginError, match=r"labs/broken\.py: invalid TeX in formula '\\\\frac\{1\}\{'"):
         render_math(html, "labs/broken.py")
+
+
+def test_a_labs_download_installs_the_edition_the_site_was_built_from():
+    """hooks/notebooks.py pins the first cell's install line of a lab's download, as hooks/edition.py pins a page's."""
+    import jupytext
+
+    from hooks.notebooks import pinned
+    from tools.edition import REPOSITORY, UNPINNED
+
+    lab = jupytext.read(ROOT / "docs" / "labs" / "softmax.py")
+    assert UNPINNED.search(next(cell.source for cell in lab.cells if cell.cell_type == "code"))
+    first = next(cell.source for cell in pinned(lab, "0123abc").cells if cell.cell_type == "code")
+    assert f'"{REPOSITORY}@0123abc"' in first and not UNPINNED.search(first)
+    unchanged = next(cell.source for cell in pinned(jupytext.read(ROOT / "docs" / "labs" / "softmax.py"), None).cells)
+    assert unchanged == lab.cells[0].source  # outside git there is no pin: the line stays as written

@@ -1,15 +1,15 @@
 """The Practice labs: run as published, with their reference solutions, and with typical mistakes.
 
-A lab (``docs/labs/*.py``, jupytext percent format) has cells tagged ``exercise`` with a ``...`` for
-the learner to replace, each followed by a Markdown cell holding the reference solution (a ``python``
-fence in a folded ``<details>`` block), and check cells that call ``check(name, answer, expected)``,
-which prints one verdict per call: ``Correct: name``, ``Wrong: name ...`` or ``Not yet: name ...``.
+A lab (``docs/labs/*.py``, jupytext percent format) has cells tagged ``exercise`` with a ``...`` for the learner
+to replace, each followed by a Markdown cell with a folded hint and the folded reference solution (a ``python``
+fence), and check cells that call ``check(name, answer)`` from the lab's module of ``transformer_math.labs``, which
+prints one verdict per call: ``Correct: name``, ``Wrong: name - ...`` or ``Not yet: name - ...``.
 
 * As published (the notebook a reader downloads), every check says "Not yet".
-* With every exercise replaced by its solution, every check says "Correct": the build runs the labs solved,
-  and the site's pages must show that (``test_lab_pages_show_the_solved_run...``).
-* With one exercise replaced by a typical mistake, that exercise's checks say "Wrong".
-* With one exercise replaced by another right answer than the reference (``RIGHT``), its checks say "Correct".
+* With every exercise replaced by its solution, every check says "Correct", within 30 s of CPU: the build runs the
+  labs solved, and the site's pages must show that.
+* With one exercise replaced by a typical mistake (tests/build/lab_cases/), that exercise's check says "Wrong".
+* With one exercise replaced by another right answer than the reference, its check says "Correct".
 """
 
 from __future__ import annotations
@@ -28,461 +28,20 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests import background as background_jobs
 from tests.background import background
-from tests.build import lab_cases_depth
+from tests.build import lab_cases
 from tools.kernels import KernelManager
-from tools.labs import exercises, solution, solved
+from tools.labs import HINT, exercises, solution, solved
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
-VERDICT = re.compile(
-    r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>.*?)(?: - | is\b| has\b| raised\b| contains\b|$)", re.M
-)
-
-# lab -> [(exercise number, wrong code, names of the checks that must say "Wrong")]
-MISTAKES = {
-    "matrix-operations": [
-        (1, "total = A + B\ndifference = B - A\nelementwise = A @ B", ["difference", "elementwise"]),
-        (2, "entry_0_1 = 1 * 5 + 2 * 7  # row 0 times column 0", ["entry_0_1"]),
-        (3, "product = A * B\ntransposed = A", ["product", "transposed"]),
-        (4, "def matmul(X, Y):\n    return np.asarray(X) * np.asarray(Y)", ["matmul(C, D)"]),
-        (
-            4,
-            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    n, m = X.shape\n"
-            "    result = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n"
-            "            for k in range(m):\n                result[i, j] += X[i, k] * Y[k, j]\n    return result",
-            ["matmul(C, D)"],
-        ),
-        # right numbers by a shortcut: @, np.dot in the loops, einsum, broadcasting, the library, .dot, an alias
-        (4, "def matmul(X, Y):\n    return np.asarray(X) @ np.asarray(Y)", ["matmul written with loops"]),
-        (
-            4,
-            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    result = np.zeros((X.shape[0], Y.shape[1]))\n"
-            "    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n"
-            "            result[i, j] = np.dot(X[i], Y[:, j])\n    return result",
-            ["matmul written with loops"],
-        ),
-        (4, "def matmul(X, Y):\n    return np.einsum('ik,kj->ij', X, Y)", ["matmul written with loops"]),
-        (
-            4,
-            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n"
-            "    return (X[:, :, None] * Y[None, :, :]).sum(axis=1)",
-            ["matmul written with loops"],
-        ),
-        (
-            4,
-            "from transformer_math.linalg import matmul_loops\n\n\ndef matmul(X, Y):\n    return matmul_loops(X, Y)",
-            ["matmul written with loops"],
-        ),
-        (4, "def matmul(X, Y):\n    return np.asarray(X).dot(Y)", ["matmul written with loops"]),
-        (
-            4,
-            "def dot(u, v):\n    return np.dot(u, v)\n\n\n"
-            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    result = np.zeros((X.shape[0], Y.shape[1]))\n"
-            "    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n"
-            "            result[i, j] = dot(X[i], Y[:, j])\n    return result",
-            ["matmul written with loops"],
-        ),
-        (
-            4,
-            "from numpy import tensordot as t\n\n\ndef matmul(X, Y):\n"
-            "    return np.array([[t(X, Y, 1)[i, j] for j in range(2 if len(Y[0]) == 2 else 1)] for i in range(2)])",
-            ["matmul written with loops"],
-        ),
-    ],
-    "softmax": [
-        (
-            1,
-            "def softmax(x):\n    exp = np.exp(np.asarray(x, dtype=float))\n    return exp / np.sum(exp)",
-            ["softmax([1000, 1001, 1002])"],
-        ),
-        (
-            1,
-            "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    return np.exp(x - np.max(x))",
-            ["softmax([2.5, 1.2, 0.3, 3.1])", "sum of softmax([1, 2, 3])"],
-        ),
-        (
-            2,
-            "def softmax_with_temperature(x, temperature):\n    return softmax(np.asarray(x) * temperature)",
-            ["T = 0.5", "T = 10"],
-        ),
-        (
-            3,
-            "def softmax_rows(S):\n    exp = np.exp(S - np.max(S))\n    return exp / np.sum(exp)",
-            ["softmax_rows(S)", "softmax_rows(huge)"],
-        ),
-    ],
-    "cross-entropy": [
-        (1, "loss_at_one_half = np.log10(2)", ["loss_at_one_half"]),
-        (
-            2,
-            "def cross_entropy(y_true, y_pred):\n    return np.sum(np.asarray(y_true) * np.log(np.clip(y_pred, 1e-15, 1)))",
-            ["cross_entropy(y, [0.1, 0.8, 0.1])", "a confident wrong answer"],
-        ),
-        (
-            2,
-            "def cross_entropy(y_true, y_pred):\n    return -np.sum(np.asarray(y_true) * np.log(np.asarray(y_pred)))",
-            ["a confident right answer", "a confident wrong answer"],
-        ),
-        (
-            3,
-            "def cross_entropy_from_logits(logits, target):\n    z = np.asarray(logits, dtype=float)\n"
-            "    return np.log(np.sum(np.exp(z))) - z[target]",
-            ["huge logits"],
-        ),
-    ],
-    "attention": [
-        (1, "Q = X @ W_Q\nK = X @ W_Q\nV = X @ W_V", ["K"]),
-        (2, "score_1_0 = -2  # q_0 . k_1, the other way round", ["score_1_0"]),
-        (3, "d_k = 2\nS = Q @ K.T", ["S"]),
-        (4, "exp = np.exp(S)\nweights = exp / np.sum(exp, axis=0, keepdims=True)", ["weights", "row sums of weights"]),
-        (5, "out = weights.T @ V", ["out"]),
-        (
-            6,
-            "causal = np.triu(np.ones((4, 4), dtype=bool))\nmasked = np.where(causal, S, -np.inf)\n"
-            "exp = np.exp(masked - np.max(masked, axis=-1, keepdims=True))\n"
-            "masked_weights = exp / np.sum(exp, axis=-1, keepdims=True)",
-            ["causal", "masked_weights"],
-        ),
-        (
-            6,
-            "causal = np.tril(np.ones((4, 4), dtype=bool))\nmasked = np.where(causal, S, 0.0)\n"
-            "exp = np.exp(masked - np.max(masked, axis=-1, keepdims=True))\n"
-            "masked_weights = exp / np.sum(exp, axis=-1, keepdims=True)",
-            ["masked_weights"],
-        ),
-        (
-            7,
-            "def attend(Q, K, V, mask):\n    scores = np.where(mask, Q @ K.T / np.sqrt(2), -np.inf)\n"
-            "    exp = np.exp(scores - np.max(scores, axis=-1, keepdims=True))\n"
-            "    return exp / np.sum(exp, axis=-1, keepdims=True) @ V\n\n"
-            "two_heads = np.concatenate([attend(Q[:, [h]], K[:, [h]], V[:, [h]], causal) for h in range(2)], axis=1)",
-            ["two_heads"],
-        ),
-    ],
-    "autodiff-mlp": [
-        (
-            1,
-            "def topological_order(root):\n    order, seen = [], set()\n\n    def visit(v):\n"
-            "        if id(v) not in seen:\n            seen.add(id(v))\n            order.append(v)\n"
-            "            for parent in v.parents:\n                visit(parent)\n\n    visit(root)\n    return order",
-            ["every value after its parents", "grads of (a + b) + a"],
-        ),
-        (
-            1,
-            "def topological_order(root):\n    order = []\n\n    def visit(v):\n"
-            "        for parent in v.parents:\n            visit(parent)\n        order.append(v)\n\n"
-            "    visit(root)\n    return order",
-            ["length of the order"],
-        ),
-        (
-            2,
-            "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n"
-            "    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n"
-            "        self.grad += self.data * out.grad\n        other.grad += other.data * out.grad\n\n"
-            "    out._backward = _backward\n    return out\n\nValue.__mul__ = mul",
-            ["grads of a * b"],
-        ),
-        (
-            2,
-            "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n"
-            "    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n"
-            "        self.grad = other.data * out.grad\n        other.grad = self.data * out.grad\n\n"
-            "    out._backward = _backward\n    return out\n\nValue.__mul__ = mul",
-            ["grad of x * x"],
-        ),
-        (
-            3,
-            "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n"
-            "        self.grad += (1 - self.data**2) * out.grad\n\n    out._backward = _backward\n    return out\n\n"
-            "Value.tanh = tanh",
-            ["grads of tanh(w x + b)"],
-        ),
-        (
-            4,
-            "def sgd_step(params, lr):\n    for p in params:\n        p.data += lr * p.grad",
-            ["one step from 1.0 with grad 0.5", "loss below 0.1 after 100 steps", "training accuracy"],
-        ),
-    ],
-    "transformer-block": [
-        # LayerNorm over the whole array, or over the tokens, instead of each token's features
-        (
-            1,
-            "def layer_norm(x, gamma, beta, eps=1e-5):\n    return gamma * (x - x.mean()) / np.sqrt(x.var() + eps) + beta",
-            ["layer_norm(X0, ln1_g, ln1_b)"],
-        ),
-        (
-            1,
-            "def layer_norm(x, gamma, beta, eps=1e-5):\n"
-            "    return gamma * (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) + beta",
-            ["layer_norm(X0, ln1_g, ln1_b)"],
-        ),
-        # the library's LayerNorm: the numbers match, the code check must not
-        (
-            1,
-            "def layer_norm(x, gamma, beta, eps=1e-5):\n    from transformer_math.stats import layer_norm as ln\n"
-            "    return ln(x, gamma, beta, eps=eps)",
-            ["own code: layer_norm"],
-        ),
-        # no causal mask; the scale of the full width; heads cut by a reshape without the transpose
-        (
-            2,
-            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n    n, d = A.shape\n    d_head = d // n_heads\n"
-            "    Q, K, V = A @ W_Q, A @ W_K, A @ W_V\n    heads = []\n    for l in range(n_heads):\n"
-            "        c = slice(l * d_head, (l + 1) * d_head)\n        s = Q[:, c] @ K[:, c].T / np.sqrt(d_head)\n"
-            "        w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
-            "        heads.append(w / w.sum(axis=-1, keepdims=True) @ V[:, c])\n"
-            "    return np.concatenate(heads, axis=1) @ W_O",
-            ["self_attention(A)"],
-        ),
-        (
-            2,
-            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n    n, d = A.shape\n    d_head = d // n_heads\n"
-            "    Q, K, V = A @ W_Q, A @ W_K, A @ W_V\n    causal = np.tril(np.ones((n, n), dtype=bool))\n"
-            "    heads = []\n    for l in range(n_heads):\n        c = slice(l * d_head, (l + 1) * d_head)\n"
-            "        s = np.where(causal, Q[:, c] @ K[:, c].T / np.sqrt(d), -np.inf)\n"
-            "        w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
-            "        heads.append(w / w.sum(axis=-1, keepdims=True) @ V[:, c])\n"
-            "    return np.concatenate(heads, axis=1) @ W_O",
-            ["self_attention(A)"],
-        ),
-        (
-            2,
-            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n    n, d = A.shape\n    d_head = d // n_heads\n"
-            "    q, k, v = ((A @ W).reshape(n_heads, n, d_head) for W in (W_Q, W_K, W_V))\n"
-            "    s = np.where(np.tril(np.ones((n, n), dtype=bool)), q @ k.transpose(0, 2, 1) / np.sqrt(d_head), -np.inf)\n"
-            "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    o = (w / w.sum(axis=-1, keepdims=True)) @ v\n"
-            "    return o.reshape(n, d) @ W_O",
-            ["self_attention(A)"],
-        ),
-        # the library's attention, through a module alias: right numbers, caught by the code check, also in forward_pass
-        (
-            2,
-            "import transformer_math.attention as tma\n\n\n"
-            "def self_attention(A, W_Q, W_K, W_V, W_O, n_heads):\n"
-            "    return tma.multi_head_attention(A, W_Q, W_K, W_V, W_O, n_heads=n_heads, mask=tma.causal_mask(len(A)))[0]",
-            ["own code: self_attention", "own code: forward_pass"],
-        ),
-        # ReLU after W_2 instead of between the layers
-        (
-            3,
-            "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
-            ["feed_forward(A)"],
-        ),
-        # the library's ReLU (autograd's Value), entry by entry: right numbers, caught by the code check
-        (
-            3,
-            "from transformer_math.autograd import Value\n\n\n"
-            "def feed_forward(C, W_1, b_1, W_2, b_2):\n"
-            "    relu = np.vectorize(lambda u: Value(float(u)).relu().data)\n"
-            "    return relu(C @ W_1 + b_1) @ W_2 + b_2",
-            ["own code: feed_forward"],
-        ),
-        # post-LN (the original's order); no final LayerNorm; the library's forward; the expected values copied
-        (
-            4,
-            "def forward_pass(params, tokens, n_heads=2):\n    p = params\n"
-            "    x0 = p['W_E'][tokens] + positional_encoding(len(tokens), p['W_E'].shape[1])\n"
-            "    x1 = layer_norm(x0 + self_attention(x0, p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads), p['ln1_g'], p['ln1_b'])\n"
-            "    x2 = layer_norm(x1 + feed_forward(x1, p['W_1'], p['b_1'], p['W_2'], p['b_2']), p['ln2_g'], p['ln2_b'])\n"
-            "    return layer_norm(x2, p['lnf_g'], p['lnf_b']) @ p['W_U']",
-            ["logits of 'the cat sat on'", "logits of 'the mat the cat sat'"],
-        ),
-        (
-            4,
-            "def forward_pass(params, tokens, n_heads=2):\n    p = params\n"
-            "    x0 = p['W_E'][tokens] + positional_encoding(len(tokens), p['W_E'].shape[1])\n"
-            "    x1 = x0 + self_attention(layer_norm(x0, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n"
-            "    x2 = x1 + feed_forward(layer_norm(x1, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])\n"
-            "    return x2 @ p['W_U']",
-            ["logits of 'the cat sat on'", "logits of 'the mat the cat sat'"],
-        ),
-        (
-            4,
-            "def forward_pass(params, tokens, n_heads=2):\n    from transformer_math.model import forward\n"
-            "    return forward(params, tokens, n_heads)[0]",
-            ["own code: forward_pass"],
-        ),
-        (
-            4,
-            "def forward_pass(params, tokens, n_heads=2):\n    return EXPECTED_LOGITS",
-            ["logits of 'the mat the cat sat'"],
-        ),
-    ],
-    "backward-passes": [
-        (1, "grad_by_hand = [1 / 3, 2 / 3, 1 / 3]", ["grad_by_hand"]),
-        (
-            2,
-            "def ce_backward(Z, y):\n    return softmax(Z) - np.eye(Z.shape[-1])[y]",
-            ["ce_backward(Z, y)", "gradient_check of ce_backward"],
-        ),
-        (
-            2,
-            "def ce_backward(Z, y):\n    return (np.eye(Z.shape[-1])[y] - softmax(Z)) / len(y)",
-            ["ce_backward(Z, y)", "gradient_check of ce_backward"],
-        ),
-        (
-            3,
-            "def ln_param_grads(dy, x, eps=1e-5):\n    return np.sum(dy * x, axis=0), dy",
-            ["dgamma", "dbeta", "gradient_check of dgamma"],
-        ),
-        (
-            4,
-            "def ln_dx(dy, x, gamma, eps=1e-5):\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n"
-            "    g = gamma * dy\n    return (g - g.mean(axis=-1, keepdims=True)) / s",
-            ["ln_dx", "gradient_check of ln_dx"],
-        ),
-        (
-            4,
-            "def ln_dx(dy, x, gamma, eps=1e-5):\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n"
-            "    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n"
-            "    return (dy - dy.mean(axis=-1, keepdims=True) - x_hat * (dy * x_hat).mean(axis=-1, keepdims=True)) / s",
-            ["ln_dx", "gradient_check of ln_dx"],
-        ),
-        # attention: P dO instead of P^T dO; the softmax rule without its row sum; no 1/sqrt(d_k); dS Q for dK
-        (
-            5,
-            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
-            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
-            "    return dS @ K / np.sqrt(3), dS.T @ Q / np.sqrt(3), P @ dO",
-            ["gradient_check of dV"],
-        ),
-        (
-            5,
-            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
-            "    dS = P * (dO @ V.T)\n    return dS @ K / np.sqrt(3), dS.T @ Q / np.sqrt(3), P.T @ dO",
-            ["gradient_check of dQ", "gradient_check of dK"],
-        ),
-        (
-            5,
-            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
-            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
-            "    return dS @ K, dS.T @ Q, P.T @ dO",
-            ["gradient_check of dQ", "gradient_check of dK"],
-        ),
-        (
-            5,
-            "def attention_backward(dO, Q, K, V, mask):\n    S = np.where(mask, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)\n    P = softmax(S)\n"
-            "    dS = P * (dO @ V.T - np.sum(P * (dO @ V.T), axis=-1, keepdims=True))\n"
-            "    return dS @ K / np.sqrt(3), dS @ Q / np.sqrt(3), P.T @ dO",
-            ["gradient_check of dK"],
-        ),
-    ],
-    "adam": [
-        (
-            1,
-            "beta1, g = 0.9, 2.0\nm_raw, m_hat = [], []\nm = 0.0\nfor t in range(1, 6):\n"
-            "    m = beta1 * m + (1 - beta1) * g\n    m_raw.append(m)\n    m_hat.append(m / (1 - beta1))",
-            ["m_hat"],
-        ),
-        (
-            2,
-            "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n"
-            "    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n"
-            "    return theta - lr * m / (np.sqrt(v) + eps), m, v",
-            ["theta after 3 Adam steps"],
-        ),
-        (
-            2,
-            "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n"
-            "    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g\n"
-            "    m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)\n"
-            "    return theta - lr * m_hat / (np.sqrt(np.abs(v_hat)) + eps), m, v",
-            ["theta after 3 Adam steps", "v after 3 Adam steps"],
-        ),
-        (3, "uncorrected_first_step = 0.1", ["uncorrected_first_step"]),
-        (
-            4,
-            "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n"
-            "    return adam_step(theta, g + weight_decay * theta, m, v, t, lr, beta1, beta2, eps)",
-            ["theta after 3 AdamW steps", "m after 3 AdamW steps", "AdamW after 10 steps"],
-        ),
-        (
-            4,
-            "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n"
-            "    theta = theta - weight_decay * theta\n    return adam_step(theta, g, m, v, t, lr, beta1, beta2, eps)",
-            ["theta after 3 AdamW steps", "AdamW after 10 steps"],
-        ),
-        (
-            5,
-            "def adam_l2_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01):\n"
-            "    return adamw_step(theta, g, m, v, t, lr, weight_decay)",
-            ["Adam + L2 after 10 steps"],
-        ),
-    ],
-    "train-transformer": [
-        (
-            1,
-            "def make_example(digits):\n    return list(digits) + [SEP] + list(digits)",
-            ["make_example([3, 1, 4, 1])", "make_example([0, 1, 2, 3])"],
-        ),
-        (
-            2,
-            "seqs = np.array([make_example(d) for d in all_digits])\ntrain_seqs, test_seqs = seqs[:200], seqs[200:]",
-            ["first training sequence"],
-        ),
-        (
-            2,
-            "seqs = np.array([make_example(all_digits[i]) for i in order])\ntrain_seqs, test_seqs = seqs[:200], seqs",
-            ["shape of test_seqs", "held-out sequences seen in training"],
-        ),
-        (
-            3,
-            "inputs = train_seqs[:, :-1]\ntargets = train_seqs[:, :-1]",
-            ["targets[0]", "held-out accuracy above 0.95"],
-        ),
-        (
-            4,
-            "def answer_accuracy(params, seqs):\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
-            "    return np.mean(np.argmax(logits, axis=-1) == seqs[:, 1:])",
-            ["answer_accuracy of the untrained model"],
-        ),
-        (
-            4,
-            "def answer_accuracy(params, seqs):\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
-            "    return np.mean(np.argmax(logits[:, 4:], axis=-1) == seqs[:, 4:8])",
-            ["answer_accuracy of the untrained model", "held-out accuracy above 0.95"],
-        ),
-        # a measure that is wrong but says 1 when every answer is right: only a check away from 1 catches it
-        (
-            4,
-            "def answer_accuracy(params, seqs):\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
-            "    return np.mean(np.argmax(logits[:, 4:], axis=-1) == seqs[:, 5:]) ** 0.25",
-            ["answer_accuracy of the untrained model", "answer_accuracy on unreversed answers"],
-        ),
-        # a prediction that is not one of the two words
-        (5, 'prediction = {"one head": "yes", "no positions": "fails"}', ["prediction recorded"]),
-        # the chance of a guess among five digits, or of the right position only, instead of copying any input digit
-        (6, "copy_any_digit = 1 / 5", ["copy_any_digit"]),
-        (6, "copy_any_digit = np.mean(test_seqs[:, :4] == test_seqs[:, 5:])", ["copy_any_digit"]),
-    ],
-    "depth-rmsnorm-rope": lab_cases_depth.MISTAKES,  # the lab's eight exercises, in a file of their own
-}
-
-# lab -> [(exercise number, right code other than the reference solution, names of the checks that must say "Correct")]
-RIGHT = {
-    "matrix-operations": [
-        # the learner's own loop helper named like numpy's dot, called inside two loops
-        (
-            4,
-            "def dot(u, v):\n    total = 0.0\n    for k in range(len(u)):\n        total += u[k] * v[k]\n    return total\n\n\n"
-            "def matmul(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    result = np.zeros((X.shape[0], Y.shape[1]))\n"
-            "    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n"
-            "            result[i, j] = dot(X[i], Y[:, j])\n    return result",
-            ["matmul(A, B)", "matmul(C, D)", "matmul written with loops"],
-        ),
-        # a harmless import of numpy inside the function
-        (
-            4,
-            "def matmul(X, Y):\n    import numpy as np\n\n    X, Y = np.asarray(X), np.asarray(Y)\n"
-            "    result = np.zeros((X.shape[0], Y.shape[1]))\n    for i in range(X.shape[0]):\n"
-            "        for j in range(Y.shape[1]):\n            result[i, j] = sum(X[i, k] * Y[k, j] for k in range(X.shape[1]))\n"
-            "    return result",
-            ["matmul(A, B)", "matmul(C, D)", "matmul written with loops"],
-        ),
-    ],
-    "depth-rmsnorm-rope": lab_cases_depth.RIGHT,
-}
+VERDICT = re.compile(r"^(?P<verdict>Correct|Wrong|Not yet): (?P<name>[^\s]+?)(?: - |$)", re.M)
+CHECK_CALL = re.compile(r"^check\(\s*\"(?P<name>[^\"]+)\"", re.M)
+SOLVED_CPU_SECONDS = 30
+PATH_MINUTES = 120  # core reading 6 h + the path's labs <= 8 h
+DIFFICULTY = {1: "warm-up", 2: "standard", 3: "hard"}
+LIBRARY_ALLOWED = {"train-transformer"}  # the one lab that trains with the library's model, by design
 
 
 def load(lab: Path) -> nbformat.NotebookNode:
@@ -506,34 +65,68 @@ def run(notebook) -> list[tuple[str, str]]:
         for output in cell.outputs
         if output.output_type == "stream" and output.name == "stdout"
     )
+    return verdicts_in(printed)
+
+
+def verdicts_in(printed: str) -> list[tuple[str, str]]:
     return [(match.group("verdict"), match.group("name")) for match in VERDICT.finditer(printed)]
 
 
-def check_calls(notebook) -> int:
-    return sum(
-        len(re.findall(r"^check\(", cell.source, re.M))
-        for cell in notebook.cells
-        if cell.cell_type == "code" and "def check(" not in cell.source
-    )
-
-
-def variants(lab: str) -> list[tuple[str, int, str]]:
-    """The lab's mistakes and other right answers: (case, exercise number, code)."""
-    return [(f"mistake {k}", number, code) for k, (number, code, _) in enumerate(MISTAKES.get(lab, []))] + [
-        (f"right {k}", number, code) for k, (number, code, _) in enumerate(RIGHT.get(lab, []))
+def check_names(notebook) -> list[str]:
+    """The checks the lab calls, in order: one verdict line each."""
+    return [
+        m.group("name") for cell in notebook.cells if cell.cell_type == "code" for m in CHECK_CALL.finditer(cell.source)
     ]
 
 
-def run_variants(lab: Path) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """Every mistake and right answer of a lab, each a whole run of the solved lab with one exercise changed
-    (tests/build/lab_runner.py runs the cells before the change once, and forks)."""
+def check_calls(notebook) -> int:
+    return len(check_names(notebook))
+
+
+def exercise_of_check(notebook) -> dict[str, int]:
+    """Each check's exercise: the last exercise cell above the cell that calls it."""
+    found, current = {}, None
+    for index, cell in enumerate(notebook.cells):
+        if "exercise" in cell.metadata.get("tags", []):
+            current = index
+        elif cell.cell_type == "code" and current is not None:
+            for match in CHECK_CALL.finditer(cell.source):
+                found.setdefault(match.group("name"), current)
+    return found
+
+
+def variants(lab: str) -> list[tuple[str, lab_cases.Variant]]:
+    module = lab_cases.of(lab)
+    if module is None:
+        return []
+    return [(f"mistake {k}", v) for k, v in enumerate(module.MISTAKES)] + [
+        (f"right {k}", v) for k, v in enumerate(module.RIGHT)
+    ]
+
+
+def run_variants(lab: Path) -> dict[tuple[str, str], object]:
+    """The solved lab, and every mistake and right answer, each the solved lab with one exercise changed and run up
+    to that exercise's own checks (tests/build/lab_runner.py runs the cells before the change once, and forks)."""
     notebook = solved(load(lab))
     code = [index for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
-    position = {number: code.index(index) for number, index in enumerate(exercises(notebook), start=1)}
-    request = {
-        "cells": [notebook.cells[index].source for index in code],
-        "cases": [[case, position[number], source] for case, number, source in variants(lab.stem)],
-    }
+    owner = exercise_of_check(notebook)
+
+    def stop_after(index: int) -> int:
+        """The code cell after the last one that calls a check of this exercise: the exercise's own checks."""
+        own = {name for name, at in owner.items() if at == index}
+        calls = [
+            i
+            for i in code
+            if i > index and any(m.group("name") in own for m in CHECK_CALL.finditer(notebook.cells[i].source))
+        ]
+        return code.index(calls[-1]) + 1
+
+    cases = []
+    for key, variant in variants(lab.stem):
+        index = owner[variant.check]
+        source = notebook.cells[index].source + "\n\n" + variant.code if variant.append else variant.code
+        cases.append([key, code.index(index), source, stop_after(index)])
+    request = {"cells": [notebook.cells[index].source for index in code], "cases": cases}
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")]),
@@ -550,63 +143,195 @@ def run_variants(lab: Path) -> dict[tuple[str, str], list[tuple[str, str]]]:
     )
     if result.returncode != 0:
         raise RuntimeError(f"{lab.name}: the lab runner failed:\n{result.stderr}")
-    answers = json.loads(result.stdout)
     found = {}
-    for case, answer in answers.items():
+    for case, answer in json.loads(result.stdout).items():
         if "error" in answer:
             raise RuntimeError(f"{lab.name}, {case}: a cell raised\n{answer['error']}")
-        found[(lab.stem, case)] = [(m.group("verdict"), m.group("name")) for m in VERDICT.finditer(answer["printed"])]
+        found[(lab.stem, case)] = verdicts_in(answer["printed"]) if case != "solved" else answer
     return found
+
+
+def selected() -> list[Path]:
+    """The labs the session's collected tests ask about (all of them, unless -k chose some)."""
+    asked = {
+        item.callspec.params["lab"]
+        for item in background_jobs.COLLECTED
+        if getattr(item, "callspec", None) is not None and "lab" in item.callspec.params
+    }
+    return [lab for lab in LABS if lab.stem in asked] if asked else LABS
 
 
 @background
 def verdicts():
     """Every lab as published, in a fresh kernel each (as the reader downloads it), and every mistake and right
     answer, in one process per lab."""
+    labs = selected()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        published = {lab.stem: pool.submit(run, load(lab)) for lab in LABS}
-        changed = [pool.submit(run_variants, lab) for lab in LABS]
+        published = {lab.stem: pool.submit(run, load(lab)) for lab in labs}
+        changed = [pool.submit(run_variants, lab) for lab in labs]
         found = {(lab, "published"): future.result() for lab, future in published.items()}
         for future in changed:
             found.update(future.result())
         return found
 
 
-def test_every_lab_is_in_the_nav_and_has_exercises_with_solutions():
+def test_every_lab_is_in_the_nav_and_its_exercises_have_a_hint_a_solution_and_a_check():
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert LABS, "no labs in docs/labs/"
     for lab in LABS:
         assert f"labs/{lab.name}" in nav, f"{lab.name} is not in the nav of mkdocs.yml"
         notebook = load(lab)
         assert exercises(notebook), f"{lab.name} has no cell tagged exercise"
+        owners = exercise_of_check(notebook)
         for index in exercises(notebook):
             assert "..." in notebook.cells[index].source, f"{lab.name}: exercise cell {index} has no ... to replace"
             solution(notebook, index)
-        assert lab.stem in MISTAKES, f"{lab.name}: add typical mistakes to MISTAKES"
+            folded = notebook.cells[index + 1].source
+            assert index in owners.values(), f"{lab.name}: exercise cell {index} has no check after it"
+            if "prediction" not in notebook.cells[index].source:
+                hint = HINT.search(folded)
+                assert hint and hint.start() < folded.index("<summary>Solution"), f"{lab.name}, cell {index}: no hint"
+
+
+def test_every_lab_states_its_time_and_difficulty_and_the_path_fits_a_day():
+    path = 0
+    for lab in LABS:
+        notebook = load(lab)
+        meta = notebook.metadata.get("lab", {})
+        minutes, difficulty = meta.get("minutes"), meta.get("difficulty")
+        assert isinstance(minutes, int) and 10 <= minutes <= 120, f"{lab.name}: lab.minutes in its header"
+        assert difficulty in DIFFICULTY and isinstance(meta.get("path"), bool), f"{lab.name}: lab.difficulty, lab.path"
+        top = notebook.cells[0].source
+        said = f"**About {minutes} minutes · difficulty {difficulty} of 3 ({DIFFICULTY[difficulty]})"
+        assert said in top, f"{lab.name}: the first cell should say {said!r}"
+        path += minutes if meta["path"] else 0
+    assert 0 < path <= PATH_MINUTES, f"the path's labs take {path} minutes"
+    assert load(ROOT / "docs" / "labs" / "your-own-gpt.py").metadata["lab"]["path"], "the capstone is on the path"
+
+
+def test_every_lab_has_one_prediction_and_installs_the_library_in_its_first_code_cell():
+    for lab in LABS:
+        notebook = load(lab)
+        assert check_names(notebook).count("prediction") == 1, f"{lab.name}: one prediction, checked"
+        first = next(cell for cell in notebook.cells if cell.cell_type == "code").source
+        assert "pip" in first and "git+https://github.com/transformer-math/mathematics-for-transformers" in first
+        assert f"from transformer_math.labs.{lab.stem.replace('-', '_')} import check" in "".join(
+            cell.source for cell in notebook.cells if cell.cell_type == "code"
+        ), f"{lab.name}: its checks come from its module of transformer_math.labs"
+
+
+def test_a_lab_imports_nothing_of_the_library_but_its_checks_and_texts():
+    """The expected values live in transformer_math.labs, out of sight; a lab that teaches the model's parts uses
+    NumPy alone (the train lab trains the library's model, by design)."""
+    allowed = re.compile(r"transformer_math\.(labs(\.\w+)?|data)\b")
+    for lab in LABS:
+        if lab.stem in LIBRARY_ALLOWED:
+            continue
+        for cell in load(lab).cells:
+            if cell.cell_type != "code":
+                continue
+            for line in cell.source.splitlines():
+                if re.match(r"\s*(from|import)\s+transformer_math", line):
+                    assert allowed.search(line), f"{lab.name}: {line.strip()}"
+
+
+def test_every_exercise_has_typical_mistakes_and_another_right_answer():
+    for lab in LABS:
+        notebook = load(lab)
+        kinds = {}
+        for key, variant in variants(lab.stem):
+            assert variant.check in exercise_of_check(notebook), f"{lab.stem}: no check {variant.check!r}"
+            kinds.setdefault(exercise_of_check(notebook)[variant.check], set()).add(key.split()[0])
+        for index in exercises(notebook):
+            assert kinds.get(index, set()) >= {"mistake", "right"}, f"{lab.stem}: exercise cell {index} needs both"
 
 
 @pytest.mark.parametrize("lab", [lab.stem for lab in LABS])
 def test_published_lab_says_not_yet_to_every_check(lab, verdicts):
     found = verdicts[(lab, "published")]
-    assert len(found) == check_calls(load(ROOT / "docs" / "labs" / f"{lab}.py"))
+    assert [name for _, name in found] == check_names(load(ROOT / "docs" / "labs" / f"{lab}.py"))
     assert all(verdict == "Not yet" for verdict, _ in found), found
 
 
-@pytest.mark.parametrize(
-    "lab, case, number, expected_wrong",
-    [(lab, k, number, names) for lab, mistakes in MISTAKES.items() for k, (number, _, names) in enumerate(mistakes)],
-)
-def test_typical_mistakes_fail_their_checks(lab, case, number, expected_wrong, verdicts):
-    found = dict((name, verdict) for verdict, name in verdicts[(lab, f"mistake {case}")])
-    for name in expected_wrong:
-        assert found.get(name) == "Wrong", f"{lab}, exercise {number}: check {name!r} said {found.get(name)}"
+@pytest.mark.parametrize("lab", [lab.stem for lab in LABS])
+def test_solved_lab_says_correct_to_every_check_within_its_time(lab, verdicts):
+    solved_run = verdicts[(lab, "solved")]
+    found = verdicts_in(solved_run["printed"])
+    assert [name for _, name in found] == check_names(load(ROOT / "docs" / "labs" / f"{lab}.py"))
+    assert all(verdict == "Correct" for verdict, _ in found), solved_run["printed"]
+    assert solved_run["cpu"] <= SOLVED_CPU_SECONDS, f"{lab}: the solved lab took {solved_run['cpu']:.1f} s of CPU"
 
 
-@pytest.mark.parametrize(
-    "lab, case, number, expected_right",
-    [(lab, k, number, names) for lab, answers in RIGHT.items() for k, (number, _, names) in enumerate(answers)],
+def variant_params(kind: str):
+    return [
+        pytest.param(lab.stem, key, variant, id=f"{lab.stem}-{variant.check}-{variant.about}")
+        for lab in LABS
+        for key, variant in variants(lab.stem)
+        if key.startswith(kind)
+    ]
+
+
+@pytest.mark.parametrize("lab, key, variant", variant_params("mistake"))
+def test_a_typical_mistake_is_refused_by_its_own_exercise(lab, key, variant, verdicts):
+    found = dict((name, verdict) for verdict, name in verdicts[(lab, key)])
+    assert found.get(variant.check) == "Wrong", f"{lab}: {variant.about}: check {variant.check!r} said {found}"
+
+
+@pytest.mark.parametrize("lab, key, variant", variant_params("right"))
+def test_another_right_answer_is_accepted(lab, key, variant, verdicts):
+    found = dict((name, verdict) for verdict, name in verdicts[(lab, key)])
+    owner = exercise_of_check(load(ROOT / "docs" / "labs" / f"{lab}.py"))
+    own = [name for name, index in owner.items() if index == owner[variant.check]]
+    for name in own:
+        assert found.get(name) == "Correct", f"{lab}: {variant.about}: check {name!r} said {found.get(name)}"
+
+
+def test_the_practice_page_lists_every_lab_with_its_exercises_time_and_difficulty():
+    page = (ROOT / "docs" / "labs" / "index.md").read_text(encoding="utf-8")
+    rows = {match.group(1): match.group(0) for match in re.finditer(r"^\| \[[^]]+\]\(([\w-]+)\.py\) \|.*$", page, re.M)}
+    assert sorted(rows) == [lab.stem for lab in LABS], "one row per lab"
+    numbers = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+    ]
+    assert page.split("\n\n")[1].startswith(f"{numbers[len(LABS)].capitalize()} labs"), "the count of the labs"
+    path = [lab for lab in LABS if load(lab).metadata["lab"]["path"]]
+    total = sum(load(lab).metadata["lab"]["minutes"] for lab in path)
+    assert f"takes {numbers[len(path)]} of them, {total} minutes in all" in page
+    for lab in path:
+        assert f"]({lab.name})" in page.split("| Lab |")[0], f"{lab.name}: named as a path lab"
+    for lab in LABS:
+        notebook, row = load(lab), rows[lab.stem]
+        meta = notebook.metadata["lab"]
+        assert f"| {meta['minutes']} min | {meta['difficulty']}, {DIFFICULTY[meta['difficulty']]} |" in row, lab.stem
+        for name in check_names(notebook):
+            assert (f"`{name}`" if name != "prediction" else "a prediction") in row, (
+                f"{lab.stem}: {name} not in its row"
+            )
+
+
+SITE_LINK = re.compile(
+    r"https://transformer-math\.github\.io/mathematics-for-transformers/([\w/-]*?)/?(?:#([\w-]+))?\)"
 )
-def test_other_right_answers_pass_their_checks(lab, case, number, expected_right, verdicts):
-    found = dict((name, verdict) for verdict, name in verdicts[(lab, f"right {case}")])
-    for name in expected_right:
-        assert found.get(name) == "Correct", f"{lab}, exercise {number}: check {name!r} said {found.get(name)}"
+
+
+def test_a_labs_links_to_the_site_lead_to_pages_and_headings_that_exist():
+    for lab in LABS:
+        for path, anchor in SITE_LINK.findall(lab.read_text(encoding="utf-8")):
+            source = next((p for p in (ROOT / "docs" / f"{path}.md", ROOT / "docs" / f"{path}.py") if p.exists()), None)
+            assert source is not None, f"{lab.name}: a link to {path}/, which is no page"
+            if anchor:
+                headings = re.findall(r"^#+ (.+)$", source.read_text(encoding="utf-8"), re.M)
+                slugs = {re.sub(r"[^\w\s-]", "", h).strip().lower().replace(" ", "-") for h in headings}
+                assert anchor in slugs, f"{lab.name}: no heading #{anchor} on {path}"

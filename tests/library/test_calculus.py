@@ -245,8 +245,8 @@ def test_soft_targets_temperature_and_output_layer(seed):
     assert gradient_check(lambda z: -q @ np.log(softmax(z)), softmax(z) - q, z) < TOL
     T = 0.5
     # When softmax(z / T) puts nearly all its weight on y the gradient is nearly 0, and the relative error of
-    # central differences grows: up to 6.6e-6 over 20,000 seeds. A wrong formula is off by order 1.
-    assert gradient_check(lambda z: -np.log(softmax(z / T)[y]), (softmax(z / T) - np.eye(V)[y]) / T, z) < 1e-5
+    # central differences grows: 2.3e-5 at seed 163859 (p_y = 1 - 3.4e-7). A wrong formula is off by order 1.
+    assert gradient_check(lambda z: -np.log(softmax(z / T)[y]), (softmax(z / T) - np.eye(V)[y]) / T, z) < 1e-4
     W, h = rng.normal(size=(V, 4)), rng.normal(size=4)
     assert gradient_check(lambda W: -np.log(softmax(W @ h)[y]), np.outer(softmax(W @ h) - np.eye(V)[y], h), W) < TOL
 

@@ -127,6 +127,13 @@ def test_cosine_similarity_refuses_zero_vector():
         cosine_similarity([1, 2], [0.0, 0.0])
 
 
+def test_cosine_similarity_names_its_arguments_when_shapes_are_wrong():
+    with pytest.raises(ValueError, match=r"cosine_similarity needs two 1-D vectors, got shapes \(1, 2\) for a"):
+        cosine_similarity([[1, 2]], [1, 2])
+    with pytest.raises(ValueError, match=r"cosine_similarity needs a and b of the same length, got 2 and 3"):
+        cosine_similarity([1, 2], [1, 2, 3])
+
+
 @NO_DEADLINE
 @given(vector_pairs())
 def test_cosine_similarity_is_bounded_and_agrees_with_numpy(pair):

@@ -1,4 +1,4 @@
-"""From GPT-2 to Llama (issue 38, item 4): RMSNorm, SiLU, SwiGLU, RoPE and the KV cache.
+"""From GPT-2 to Llama: RMSNorm, SiLU, SwiGLU and RoPE; and the KV cache that decodes both.
 
 The PyTorch comparisons need ``torch`` (the ``reference`` extra) and are skipped with that reason where it is
 missing; the rotary reference is written here, in PyTorch's complex numbers as Meta's Llama code does it.
@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from transformer_math.kv_cache import forward_cached, kv_cache
 from transformer_math.model import forward, init_params
-from transformer_math.modern import apply_rope, forward_cached, kv_cache, rms_norm, silu, swiglu
+from transformer_math.modern import apply_rope, rms_norm, silu, swiglu
 from transformer_math.sample import generate
 
 RNG = np.random.default_rng(7)

@@ -32,6 +32,7 @@ from transformer_math import (
     block,
     calculus,
     information,
+    kv_cache,
     linalg,
     model,
     modern,
@@ -683,14 +684,14 @@ SPECS |= {
             np.arange(len(x))
         ),
     ),
-    "modern.kv_cache": Spec(
-        lambda n: modern.kv_cache(PARAMS, n),
+    "kv_cache.kv_cache": Spec(
+        lambda n: kv_cache.kv_cache(PARAMS, n),
         "max_len",
         scalar_rows(OK, integer=True, zero_ok=False),
         scalar=True,
     ),
-    "modern.forward_cached": Spec(
-        lambda n: modern.forward_cached(PARAMS, np.array([0, 1]), n, modern.kv_cache(PARAMS, 4)),
+    "kv_cache.forward_cached": Spec(
+        lambda n: kv_cache.forward_cached(PARAMS, np.array([0, 1]), n, kv_cache.kv_cache(PARAMS, 4)),
         "n_heads",
         scalar_rows(OK, integer=True, zero_ok=False) | {"int": ValueError},
         scalar=True,  # 3 does not divide d = 4

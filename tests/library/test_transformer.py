@@ -145,6 +145,10 @@ def test_training_run_of_the_guide_reaches_the_stated_loss():
     assert losses[-1] > floor
     story = generate(params, [0, 1, 2, 3], n_new=12, n_heads=2, context=8)
     assert " ".join(vocab[t] for t in story) == "the cat sat on the mat the cat sat on the mat the cat sat on"
+    # the page reads the attention figure: at the later "the"s of the first window (positions 4 and 6), head 2's
+    # largest weight is on the word just before, "on" and "mat"
+    weights = forward(params, inputs[0], n_heads=2)[1]["weights"][1]
+    assert [vocab[inputs[0, weights[i].argmax()]] for i in (4, 6)] == ["on", "mat"]
 
 
 def test_output_scale_scales_only_the_output_projection_and_sets_the_initial_loss():

@@ -66,7 +66,6 @@ def uses(formulas: str, symbol: str) -> bool:
     return re.search(rf"(?<![A-Za-z\\]){re.escape(symbol)}(?![A-Za-z0-9])", formulas) is not None
 
 
-@pytest.mark.xfail(strict=True, reason="the notation tables are converted to four columns part by part")
 def test_the_notation_page_has_rows_that_name_where_each_symbol_is_introduced():
     assert len(rows()) >= 40, "the notation tables have no 'introduced in' column"
 

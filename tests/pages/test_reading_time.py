@@ -18,7 +18,7 @@ BUDGETS = {"Start": 15, "Part I": 60, "Part II": 70, "Part III": 65, "Part IV": 
 PATH_MINUTES, DAY_MINUTES = 360, 480
 # Parts whose restructuring into a core path and deeper folds is still to come: their budget is expected to fail
 # until then (strict: the day a part comes within its budget, this test says to take it off the list).
-NOT_YET_WITHIN = {"Part I", "Part II", "Part III", "Part IV"}
+NOT_YET_WITHIN = {"Part IV"}
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +32,18 @@ def path() -> reading_path.Path:
 def test_prose_reads_at_100_words_a_minute_and_inline_math_counts_as_words():
     assert reading("# Ten words\n\nOne two three four five six seven $x$.").core == pytest.approx(6.0)
     assert reading("A table | with | cells\n| --- | --- | --- |\n| one | two | three |").core == pytest.approx(4.2)
+
+
+def test_a_formula_with_a_less_than_sign_is_read_whole():
+    assert reading("It converges when $\\eta < 2/a$ and diverges when $\\eta > 2/a$, always.").core == pytest.approx(
+        6.6
+    )
+
+
+def test_a_figure_is_free_even_when_its_alt_text_holds_brackets():
+    assert reading("![The embedding W_E[t] of token t, drawn](fig.svg#only-light)\n\nTwo words.").core == pytest.approx(
+        1.2
+    )
 
 
 def test_a_display_formula_takes_15_seconds_and_its_tex_is_not_read_as_words():
@@ -105,7 +117,7 @@ def test_each_part_of_the_path_reads_within_its_budget(path, part, request):
 
 
 def test_the_path_reads_in_six_hours_and_with_its_labs_in_a_working_day(path, request):
-    if NOT_YET_WITHIN:
+    if NOT_YET_WITHIN and path.core_minutes() > PATH_MINUTES:  # parts over budget may still leave the total within
         request.applymarker(pytest.mark.xfail(strict=True, reason="parts not yet within their budgets"))
     labs = sum(lab.minutes for lab in path.path_labs())
     assert path.core_minutes() <= PATH_MINUTES and path.core_minutes() + labs <= DAY_MINUTES

@@ -59,7 +59,55 @@ def test_pages_deploy_has_least_permissions():
     assert pages["permissions"] == {"contents": "read"}
     assert pages["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
     assert "permissions" not in pages["jobs"]["build"]
+    writers = [name for name, job in pages["jobs"].items() if job.get("permissions", {}).get("contents") == "write"]
+    assert writers == ["notebooks"] and pages["jobs"]["notebooks"]["permissions"] == {"contents": "write"}
     assert pages["concurrency"]["group"] == "pages"
     uses = [step.get("uses", "") for job in pages["jobs"].values() for step in job["steps"]]
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert any(u.startswith("actions/deploy-pages@") for u in uses)
+
+
+def test_every_colab_link_of_a_lab_is_a_notebook_the_pages_workflow_pushes():
+    """Each lab's page links to its notebook on the branch the workflow pushes, under the name the build gives it
+    and the workflow uploads (the push itself cannot run here)."""
+    import fnmatch
+    import re
+
+    import jupytext
+
+    from hooks import notebooks as hook
+    from tools.labs import solved_page
+
+    pages = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
+    uploads = [
+        step for step in pages["jobs"]["build"]["steps"] if step.get("uses", "").startswith("actions/upload-artifact@")
+    ]
+    assert len(uploads) == 1 and uploads[0]["with"]["name"] == "lab-notebooks"
+    uploaded = uploads[0]["with"]["path"]  # site/notebooks/lab-*.ipynb
+    job = pages["jobs"]["notebooks"]
+    download = next(step for step in job["steps"] if step.get("uses", "").startswith("actions/download-artifact@"))
+    assert download["with"]["name"] == "lab-notebooks"
+    script = next(step for step in job["steps"] if "git push" in step.get("run", ""))
+    assert script["working-directory"] == download["with"]["path"]  # the notebooks at the root of the branch
+    pushed_branch = re.search(r"git push --force \S+ (\S+)\s*$", script["run"]).group(1)
+    assert "git init --quiet --initial-branch=" + pushed_branch in script["run"]
+    added = re.search(r"git add (\S+)", script["run"]).group(1)
+
+    repo_url = yaml.safe_load(
+        "\n".join(line for line in (ROOT / "mkdocs.yml").read_text().splitlines() if line.startswith("repo_url:"))
+    )["repo_url"]
+    labs = sorted((ROOT / "docs" / "labs").glob("*.py"))
+    assert labs
+    for lab in labs:
+        src_uri = f"labs/{lab.name}"
+        link = hook.colab_url(src_uri, repo_url)
+        match = re.fullmatch(
+            r"https://colab\.research\.google\.com/github/([\w-]+/[\w.-]+)/blob/([\w-]+)/([\w.-]+)", link
+        )
+        assert match, link
+        repository, branch, name = match.groups()
+        assert repo_url.endswith("/" + repository) and branch == pushed_branch == hook.NOTEBOOKS_BRANCH
+        built = "site/" + hook.notebook_path(src_uri)  # where the build writes the lab's download
+        assert fnmatch.fnmatch(built, uploaded) and fnmatch.fnmatch(name, added) and built.endswith("/" + name)
+        page = solved_page(jupytext.read(lab), link)
+        assert f'<a href="{link}">open it in Colab</a>' in page.cells[1].source, f"{lab.name}: no Colab link"

@@ -90,11 +90,14 @@ def test_lab_pages_show_the_solved_run_and_the_download_keeps_the_blanks(built_s
         cells = [" ".join(cell.get_text().split()) for cell in soup.select(".celltag_solution .highlight")]
         solutions = [" ".join(solution(notebook, index).split()) for index in exercises(notebook)]
         assert cells == solutions, f"{lab.stem}: the solution cells differ from the reference solutions"
-        assert not soup.select("details"), f"{lab.stem}: the folded solutions are shown twice"
+        folded = [details.find("summary").get_text() for details in soup.select("details")]
+        assert set(folded) <= {"Hint"}, f"{lab.stem}: the folded solutions are shown twice ({folded})"
         download = nbformat.reads((built_site / "notebooks" / f"lab-{lab.stem}.ipynb").read_text("utf-8"), 4)
         blanks = [download.cells[index].source for index in exercises(download)]
         assert blanks == [notebook.cells[index].source for index in exercises(notebook)], lab.stem
         assert all("..." in blank for blank in blanks), f"{lab.stem}: a downloaded exercise has no blank"
+        install = next(cell.source for cell in download.cells if cell.cell_type == "code")
+        assert "mathematics-for-transformers@" in install, f"{lab.stem}: the download's install line is not pinned"
 
 
 def test_lab_pages_have_rendered_math_and_no_notebook_css_or_scripts(built_site):

@@ -3,6 +3,7 @@ request to another host, and the code on each page is exactly the code the doc t
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import re
@@ -198,17 +199,27 @@ def test_figures_reserve_their_space_and_load_lazily(built_site):
 def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index(built_site):
     index = (built_site / "search" / "search_index.json").read_text(encoding="utf-8")
     assert 'class="katex' not in index and "katex-mathml" not in index
-    assert "[0.65900114 0.24243297 0.09856589]" not in index  # an output on the softmax page
+    assert "[0.659  0.2424 0.0986]" not in index  # an output on the softmax page
     assert "def check(name, answer, expected" not in index  # a lab's code cell
     assert "&gt;&gt;&gt;" not in index  # a docstring's example
     assert "softmax" in index
     assert "naive_softmax(x, axis=-1)" in index  # the reference's signatures stay
-    assert "the average of -ln p over the probabilities" in index  # a formula, as text: no hole in the snippet
+    assert "the cross entropy H(P, Q) = -" in index  # a formula, as text: no hole in the snippet
+    assert "min of reading on the path" not in index  # the reading time under each title
     assert "\\frac" not in index and "\\(" not in index
     assert 'class="search-text"' not in (built_site / "part-2" / "information" / "index.html").read_text("utf-8")
     locations = {doc["location"].split("#")[0] for doc in json.loads(index)["docs"]}
     assert "labs/" in locations and not any(where.startswith("labs/") and where != "labs/" for where in locations)
     assert "the squared deviations are 9, 1, 1, 1" not in index  # an exercise's folded solution (statistics)
+
+
+SEARCH_INDEX_BUDGET = 150 * 1024  # bytes, gzipped as a server sends it: every page loads the index
+
+
+def test_the_search_index_every_page_loads_is_within_its_budget(built_site):
+    index = (built_site / "search" / "search_index.json").read_bytes()
+    size = len(gzip.compress(index, compresslevel=6))
+    assert size <= SEARCH_INDEX_BUDGET, f"the search index is {size / 1024:.1f} KB gzipped; the budget is 150 KB"
 
 
 def test_the_404_page_leads_back_to_the_home_page_each_part_and_search(built_site):

@@ -1,0 +1,137 @@
+r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
+
+* ``m_after_steps`` -- the running average $m$ after $t$ steps of one constant gradient, in closed form.
+* ``uncorrected_first_step`` -- Adam's first step without bias correction, by hand (a hash).
+* ``adam_step`` -- one step of Adam from any state: steps 1, 2, 10 and 1000, gradients from $10^{-4}$ to
+  $10^{3}$, other learning rates, betas and epsilons, scalars, vectors and matrices, lists and float32.
+* ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5.
+* ``prediction`` -- which of Adam with an L2 term and AdamW shrinks an unused weight more.
+
+The references are the library's :class:`~transformer_math.optim.Adam` and :class:`~transformer_math.optim.AdamW`,
+started from the case's state; the learner's code may not call them.
+
+Example
+-------
+>>> from transformer_math.labs.adam import check
+>>> check("m_after_steps", lambda g, beta1, t: g * beta1**t)
+Wrong: m_after_steps - case 1 of 7: g = 2, beta1 = 0.9, t = 1
+  the largest error is 1.6e+00 (tolerance 1e-09 + 1e-09 of the value)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.labs.cases import Case
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+from transformer_math.optim import Adam, AdamW
+
+__all__ = ["check"]
+
+OWN = ("transformer_math.optim.",)
+
+
+def m_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((2.0, 0.9, 1)),
+        Case((2.0, 0.9, 5)),
+        Case((-0.5, 0.5, 3)),
+        Case((rng.normal(size=4), 0.99, 30), about="a vector"),
+        Case((1.5, 0.0, 4), about="beta1 = 0: no memory"),
+        Case((np.array([[1.0, -2.0], [0.5, 3.0]]), 0.9, 1000), about="t = 1000"),
+        Case((3.0, 0.95, 12)),
+    ]
+
+
+def state(rng: np.random.Generator, shape, scale=1.0, t=1):
+    """theta, g, m, v, t: a state Adam could be in at step t (m and v from earlier gradients of this scale)."""
+    theta, g = rng.normal(size=shape), rng.normal(size=shape) * scale
+    if t == 1:
+        return theta, g, np.zeros(shape), np.zeros(shape), t
+    m = rng.normal(size=shape) * scale * 0.5
+    return theta, g, m, (m**2 + np.abs(rng.normal(size=shape)) * scale**2) * 0.5, t
+
+
+def adam_cases(rng: np.random.Generator) -> list[Case]:
+    theta, g, m, v, t = state(rng, (3,), t=1)
+    return [
+        Case((theta, g, m, v, t), about="the first step"),
+        Case(state(rng, (3,), t=2), about="step 2"),
+        Case(state(rng, (2, 3), scale=1e3, t=10), about="gradients near 1000, step 10"),
+        Case(state(rng, (4,), scale=1e-4, t=1000), about="gradients near 1e-4, step 1000"),
+        Case(state(rng, (2,), t=3), {"lr": 0.01, "beta1": 0.8, "beta2": 0.99, "eps": 1e-3}, about="other settings"),
+        Case(tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in state(rng, (3,), t=4)), about="lists"),
+        Case(tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in state(rng, (4,), t=5)), tol=1e-5),
+        Case((np.array([1.0, -2.0]), np.array([0.5, -100.0]), np.zeros(2), np.zeros(2), 1), about="scales 200 apart"),
+    ]
+
+
+def reference_adam(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+    """The library's Adam, from this state: theta, m and v after one step."""
+    theta, g, m, v = (np.array(a, dtype=float) for a in (theta, g, m, v))
+    optimizer = Adam([theta], lr=lr, betas=(beta1, beta2), eps=eps)
+    optimizer.m, optimizer.v, optimizer.t = [m], [v], t - 1
+    optimizer.step([g])
+    return theta, m, v
+
+
+def adamw_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case(state(rng, (3,), t=1), {"weight_decay": 0.5}, about="the first step, weight decay 0.5"),
+        Case(state(rng, (2, 2), t=4), {"weight_decay": 0.01}),
+        Case(state(rng, (3,), t=7), {"lr": 0.3, "weight_decay": 0.2}),
+        Case(state(rng, (3,), t=2), {"weight_decay": 0.0}, about="no decay: Adam itself"),
+        Case(state(rng, (2,), scale=50.0, t=20), {"weight_decay": 0.1, "beta1": 0.5}, about="other settings"),
+        Case(tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in state(rng, (3,), t=3)), about="lists"),
+    ]
+
+
+def reference_adamw(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta, g, m, v = (np.array(a, dtype=float) for a in (theta, g, m, v))
+    optimizer = AdamW([theta], lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
+    optimizer.m, optimizer.v, optimizer.t = [m], [v], t - 1
+    optimizer.step([g])
+    return theta, m, v
+
+
+check = Checks(
+    "adam",
+    {
+        "m_after_steps": FunctionCheck(
+            ("g", "beta1", "t"),
+            m_cases,
+            lambda g, beta1, t: np.asarray(g) * (1 - beta1**t),
+            tol=1e-9,
+            rtol=1e-9,
+            own=OWN,
+        ),
+        "uncorrected_first_step": HandNumber(
+            "9b00693139404dc16af54613",
+            slips={
+                "9b3e3bc528bd7c1de6405841": "that is the corrected first step, about the learning rate",
+                "16bbcee0e60e7eca9ae5f2c6": "that divides by v; Adam divides by its square root",
+                "c3cc04d5a4ca175b90d137a9": "that is m / sqrt(v); the step is the learning rate times it",
+                "bcaea15f7f924a472af2f5de": "that is 0.1 * m / sqrt(v) with m = 0.02: m is (1 - beta1) g = 0.2",
+            },
+        ),
+        "adam_step": FunctionCheck(
+            ("theta", "g", "m", "v", "t"),
+            adam_cases,
+            reference_adam,
+            tol=1e-9,
+            rtol=1e-7,
+            parts=("theta", "m", "v"),
+            own=OWN,
+        ),
+        "adamw_step": FunctionCheck(
+            ("theta", "g", "m", "v", "t"),
+            adamw_cases,
+            reference_adamw,
+            tol=1e-9,
+            rtol=1e-7,
+            parts=("theta", "m", "v"),
+            own=OWN,
+        ),
+        "prediction": Choice(("adam + l2", "adamw")),
+    },
+)

@@ -1,0 +1,116 @@
+r"""The checks of the lab "Attention by hand" (``docs/labs/attention.py``).
+
+* ``score_1_0`` -- one raw score $q_1 \cdot k_0$, from the embeddings and the projections, by hand (a hash).
+* ``causal_mask`` -- True where query $i$ may see key $j$, for $n = 1, \dots, 7$.
+* ``attention`` -- $\operatorname{softmax}(QK^\top / \sqrt{d_k})\, V$ with a mask, on hidden cases: as many or
+  fewer queries than keys, $d_k \ne d_v$, $d_k$ from 1 to 8, no mask, the causal mask and scattered masks,
+  batches and heads in front, scores past 700, lists, float32.
+* ``prediction`` -- what the first token's output is under the causal mask.
+* ``multi_head_attention`` -- $h$ causal heads of width $d/h$, side by side, times $W_O$: $h = 1, 2, 4$, widths 4
+  to 12, one sequence or a batch.
+
+The references are the library's :mod:`transformer_math.attention`, which the learner's code may not call.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.attention import check
+>>> check("causal_mask", lambda n: np.triu(np.ones((n, n), dtype=bool)))
+Wrong: causal_mask - case 2 of 7: n = 2
+  the largest error is 1.0e+00, at index (0, 1) (tolerance 1e-06)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.attention import causal_mask as reference_mask
+from transformer_math.attention import multi_head_attention as reference_multi_head
+from transformer_math.attention import scaled_dot_product_attention
+from transformer_math.labs.cases import Case
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+
+__all__ = ["check"]
+
+OWN = ("transformer_math.attention.", "transformer_math.softmax.")
+
+
+def mask_cases(rng: np.random.Generator) -> list[Case]:
+    return [Case((n,)) for n in (1, 2, 3, 4, 5, 6, 7)]
+
+
+def scattered_mask(rng: np.random.Generator, n_q: int, n_k: int) -> np.ndarray:
+    """A random mask with at least one key per query."""
+    mask = rng.random((n_q, n_k)) < 0.5
+    mask[np.arange(n_q), rng.integers(0, n_k, size=n_q)] = True
+    return mask
+
+
+def attention_cases(rng: np.random.Generator) -> list[Case]:
+    def qkv(n_q, n_k, d_k, d_v, lead=(), scale=1.0):
+        return (
+            rng.normal(size=(*lead, n_q, d_k)) * scale,
+            rng.normal(size=(*lead, n_k, d_k)) * scale,
+            rng.normal(size=(*lead, n_k, d_v)),
+        )
+
+    return [
+        Case(qkv(4, 4, 2, 2), {"mask": None}, about="no mask: every query sees every key"),
+        Case((*qkv(5, 5, 3, 2), reference_mask(5)), about="the causal mask"),
+        Case((*qkv(3, 6, 5, 4), scattered_mask(rng, 3, 6)), about="fewer queries than keys, a scattered mask"),
+        Case((*qkv(4, 4, 8, 1), reference_mask(4)), about="d_k = 8, d_v = 1"),
+        Case((*qkv(3, 3, 1, 3), None), about="d_k = 1"),
+        Case((*qkv(4, 4, 4, 4, lead=(2,)), reference_mask(4)), about="a batch of 2"),
+        Case((*qkv(5, 5, 2, 3, lead=(2, 3)), reference_mask(5)), about="a batch of 2, 3 heads each"),
+        Case((*qkv(4, 4, 6, 2, scale=40.0), reference_mask(4)), about="scores past 700: e^710 is inf"),
+        Case(tuple(a.tolist() for a in qkv(2, 3, 2, 2)) + (scattered_mask(rng, 2, 3).tolist(),), about="lists"),
+        Case((*(a.astype(np.float32) for a in qkv(4, 4, 4, 3)), reference_mask(4)), about="float32", tol=1e-5),
+    ]
+
+
+def multi_head_cases(rng: np.random.Generator) -> list[Case]:
+    def inputs(n, d, h, lead=()):
+        x = rng.normal(size=(*lead, n, d))
+        return (x, *(rng.normal(size=(d, d)) / np.sqrt(d) for _ in range(4)), h)
+
+    return [
+        Case(inputs(4, 8, 2)),
+        Case(inputs(5, 8, 1), about="one head"),
+        Case(inputs(3, 8, 4), about="four heads of width 2"),
+        Case(inputs(6, 12, 4)),
+        Case(inputs(1, 4, 2), about="one token"),
+        Case(inputs(4, 6, 2, lead=(3,)), about="a batch of 3 sequences"),
+        Case(tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in inputs(5, 8, 2)), tol=1e-5),
+    ]
+
+
+def reference_attention(Q, K, V, mask=None):
+    mask = None if mask is None else np.asarray(mask, dtype=bool)
+    return scaled_dot_product_attention(np.asarray(Q, dtype=float), np.asarray(K, dtype=float), V, mask)[0]
+
+
+def reference_mha(X, W_Q, W_K, W_V, W_O, n_heads):
+    X = np.asarray(X, dtype=np.float64)
+    return reference_multi_head(X, W_Q, W_K, W_V, W_O, n_heads, mask=reference_mask(X.shape[-2]))[0]
+
+
+check = Checks(
+    "attention",
+    {
+        "score_1_0": HandNumber(
+            "cd326bebeef1ed67c770f326",
+            slips={
+                "e7c4511f8c9fe85c5f52b8d1": "that is q_0 . k_1: token 0 looking at token 1, the other way round",
+                "7d06cf1b9def5d9a864089e7": "that is the scaled score, divided by sqrt(d_k); the raw score comes first",
+            },
+        ),
+        "causal_mask": FunctionCheck(("n",), mask_cases, reference_mask, own=OWN),
+        "attention": FunctionCheck(
+            ("Q", "K", "V", "mask"), attention_cases, reference_attention, tol=1e-6, rtol=1e-6, own=OWN
+        ),
+        "prediction": Choice(("own value", "average")),
+        "multi_head_attention": FunctionCheck(
+            ("X", "W_Q", "W_K", "W_V", "W_O", "n_heads"), multi_head_cases, reference_mha, rtol=1e-6, own=OWN
+        ),
+    },
+)

@@ -1,0 +1,265 @@
+r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-mlp.py``).
+
+* ``topological_order`` -- every value a root depends on, each once, each after its parents, on graphs that
+  reuse a leaf and an interior node, a chain of 300, a graph where reversed breadth-first order fails.
+* ``mul`` and ``tanh`` -- the backward rules, on expressions built with the learner's ``Value`` and run
+  backward by the check's own traversal (so that a wrong ``topological_order`` shows in its own check, not
+  here), with upstream gradients other than 1 and values used twice.
+* ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
+* ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
+
+The reference gradients come from the library's :class:`~transformer_math.autograd.Value`.
+
+Example
+-------
+>>> from transformer_math.labs.autodiff_mlp import check
+>>> def topological_order(root):          # the root first: the reverse of what backward needs
+...     order, seen = [], set()
+...     def visit(v):
+...         if id(v) not in seen:
+...             seen.add(id(v))
+...             order.append(v)
+...             for parent in v.parents:
+...                 visit(parent)
+...     visit(root)
+...     return order
+>>> check("topological_order", topological_order)
+Wrong: topological_order - case 2 of 8: root = Value(c) (c = a + b)
+  it lists c before its parent a
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.autograd import Value as ReferenceValue
+from transformer_math.labs.cases import Case
+from transformer_math.labs.diagnose import compare
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
+
+__all__ = ["check"]
+
+OWN = ("transformer_math.autograd.",)
+
+
+class Node:
+    """A value of a graph for the checks: a label, its parents, ``data`` and ``grad``."""
+
+    def __init__(self, label: str, parents=(), data: float = 0.0, grad: float = 0.0) -> None:
+        self.label, self.parents, self.data, self.grad = label, tuple(parents), data, grad
+        self._backward = lambda: None
+
+    def __repr__(self) -> str:
+        return f"Value({self.label})"
+
+    def __deepcopy__(self, memo: dict) -> Node:
+        """A copy of the whole graph below this value, made without recursion (a chain may be 300 long)."""
+        order, stack = [], [self]
+        while stack:
+            v = stack.pop()
+            if id(v) not in memo:
+                memo[id(v)] = Node(v.label, (), v.data, v.grad)
+                order.append(v)
+                stack.extend(v.parents)
+        for v in order:
+            memo[id(v)].parents = tuple(memo[id(p)] for p in v.parents)
+        return memo[id(self)]
+
+
+def graphs(rng: np.random.Generator) -> list[Case]:
+    a, b, x = Node("a"), Node("b"), Node("x")
+    c = Node("c", (a, b))
+    reused = Node("d", (Node("c", (a, b)), a))
+    shared = Node("c", (a, b))
+    twice = Node("e", (shared, shared))
+    interior = Node("f", (shared, twice))
+    c1 = Node("c", (x,))
+    d1 = Node("d", (c1,))
+    breadth = Node("e", (d1, x))
+    chain = Node("v0")
+    for k in range(1, 300):
+        chain = Node(f"v{k}", (chain,) if k % 7 else (chain, Node(f"leaf{k}")))
+    leaves = [Node(f"p{k}") for k in range(6)]
+    mids = [Node(f"m{k}", tuple(leaves[j] for j in rng.choice(6, size=3, replace=False))) for k in range(5)]
+    wide = Node("out", (*mids, mids[0], leaves[2]))
+    w, xx, bias = Node("w"), Node("x"), Node("b")
+    neuron = Node("t", (Node("s", (Node("wx", (w, xx)), bias)),))
+    return [
+        Case((a,), about="one value, no parents"),
+        Case((c,), about="c = a + b"),
+        Case((reused,), about="d = (a + b) + a: a used twice"),
+        Case((interior,), about="f = c + (c + c): an interior value c used three times"),
+        Case((breadth,), about="e = d(c(x)) + x: reversed breadth-first order puts c before x"),
+        Case((chain,), about="a chain of 300 values"),
+        Case((wide,), about="a value with 7 parents sharing 6 leaves"),
+        Case((neuron,), about="tanh(w * x + b)"),
+    ]
+
+
+def reachable(root: Node) -> dict[str, tuple[str, ...]]:
+    """Every value the root depends on: its label and its parents' labels."""
+    found, stack = {}, [root]
+    while stack:
+        v = stack.pop()
+        if v.label not in found:
+            found[v.label] = tuple(p.label for p in v.parents)
+            stack.extend(v.parents)
+    return found
+
+
+def compare_order(got, expected: dict[str, tuple[str, ...]], tol: float) -> list[str] | None:
+    if not isinstance(got, (list, tuple)):
+        return [f"it returned a {type(got).__name__}, not a list of values"]
+    labels = [getattr(v, "label", None) for v in got]
+    if None in labels:
+        return ["it returned something that is not a value of the graph"]
+    missing = [label for label in expected if label not in labels]
+    if missing:
+        return [f"it leaves out {len(missing)} of the {len(expected)} values, {missing[0]} first"]
+    if len(labels) != len(set(labels)):
+        twice = next(label for label in labels if labels.count(label) > 1)
+        return [f"it lists {twice} {labels.count(twice)} times: each value once"]
+    position = {label: k for k, label in enumerate(labels)}
+    for label in labels:
+        for parent in expected[label]:
+            if position[parent] > position[label]:
+                return [f"it lists {label} before its parent {parent}"]
+    return None
+
+
+def run_backward(output, seed: float) -> None:
+    """The check's own backward traversal: every value's _backward, the output's first (an order of its own)."""
+    order, seen, stack = [], set(), [(output, False)]
+    while stack:
+        v, done = stack.pop()
+        if done:
+            order.append(v)
+        elif id(v) not in seen:
+            seen.add(id(v))
+            stack.append((v, True))
+            stack.extend((p, False) for p in v.parents)
+    for v in order:
+        v.grad = 0.0
+    output.grad = seed
+    for v in reversed(order):
+        v._backward()
+
+
+EXPRESSIONS = {
+    "a * b": lambda a, b, c: a * b,
+    "x * x: one value, used twice": lambda a, b, c: a * a,
+    "(a * b) * c": lambda a, b, c: (a * b) * c,
+    "a * b + a * c: a reaches the output twice": lambda a, b, c: a * b + a * c,
+    "3 * a * b * a": lambda a, b, c: 3 * a * b * a,
+    "(a - b) * (a + c)": lambda a, b, c: (a - b) * (a + c),
+}
+TANH_EXPRESSIONS = {
+    "tanh(a)": lambda a, b, c: a.tanh(),
+    "tanh(a * b + c)": lambda a, b, c: (a * b + c).tanh(),
+    "tanh(a) * tanh(a): one tanh used twice": lambda a, b, c: a.tanh() * a.tanh(),
+    "tanh(tanh(a) + b)": lambda a, b, c: (a.tanh() + b).tanh(),
+    "tanh(a) + 2 * tanh(b * c)": lambda a, b, c: a.tanh() + 2 * (b * c).tanh(),
+}
+
+
+def expression_cases(expressions: dict):
+    def cases(rng: np.random.Generator) -> list[Case]:
+        found = []
+        for about, expression in expressions.items():
+            inputs = [round(float(v), 3) for v in rng.uniform(-1.5, 1.5, size=3)]
+            seed = round(float(rng.choice([1.0, 2.5, -0.7, 0.3])), 2)
+            found.append(Case((expression, inputs, seed), about=f"{about}, upstream gradient {seed}"))
+        return found
+
+    return cases
+
+
+def gradients(value_class, expression, inputs, seed):
+    """The gradients of the expression's inputs, built with ``value_class`` and run backward from ``seed``."""
+    values = [value_class(v) for v in inputs]
+    output = expression(*values)
+    run_backward(output, seed)
+    return [float(v.grad) for v in values]
+
+
+def reference_gradients(expression, inputs, seed):
+    values = [ReferenceValue(v) for v in inputs]
+    output = expression(*values)
+    output.backward()
+    return [seed * v.grad for v in values]
+
+
+def sgd_cases(rng: np.random.Generator) -> list[Case]:
+    def params(n):
+        return [
+            Node(f"p{k}", data=round(float(d), 3), grad=round(float(g), 3))
+            for k, (d, g) in enumerate(rng.normal(size=(n, 2)))
+        ]
+
+    return [
+        Case(([Node("p", data=1.0, grad=0.5)], 0.1), about="one parameter"),
+        Case((params(5), 0.05)),
+        Case((tuple(params(3)), 1.0), about="a tuple"),
+        Case(([Node("p", data=2.0, grad=-3.0), Node("q", data=-1.0, grad=0.0)], 0.5), about="a zero gradient"),
+        Case(([], 0.1), about="no parameters"),
+    ]
+
+
+def data_after_step(sgd_step, params, lr):
+    result = sgd_step(params, lr)
+    if result is Ellipsis:
+        return ...
+    return [p.data for p in params]
+
+
+def compare_data(got, expected, tol):
+    if not expected:
+        return None
+    return compare(np.array(got, dtype=float), np.array(expected), tol=tol)
+
+
+def reference_step(params, lr):
+    return [p.data - lr * p.grad for p in params]
+
+
+def value_class_call(value_class, expression, inputs, seed):
+    if not isinstance(value_class, type):
+        raise Verdict("Wrong", f"check the class Value, with your rule set on it; got a {type(value_class).__name__}")
+    return gradients(value_class, expression, inputs, seed)
+
+
+check = Checks(
+    "autodiff-mlp",
+    {
+        "topological_order": FunctionCheck(("root",), graphs, reachable, own=OWN, compare_with=compare_order),
+        "mul": FunctionCheck(
+            ("expression", "inputs", "upstream"),
+            expression_cases(EXPRESSIONS),
+            reference_gradients,
+            tol=1e-9,
+            rtol=1e-9,
+            own=OWN,
+            call=value_class_call,
+        ),
+        "tanh": FunctionCheck(
+            ("expression", "inputs", "upstream"),
+            expression_cases(TANH_EXPRESSIONS),
+            reference_gradients,
+            tol=1e-9,
+            rtol=1e-9,
+            own=OWN,
+            call=value_class_call,
+        ),
+        "sgd_step": FunctionCheck(
+            ("params", "lr"),
+            sgd_cases,
+            reference_step,
+            tol=1e-12,
+            own=OWN,
+            call=data_after_step,
+            mutates=("params",),
+            compare_with=compare_data,
+        ),
+        "prediction": Choice(("yes", "no")),
+    },
+)

@@ -1,0 +1,161 @@
+r"""The checks of the lab "Backward passes" (``docs/labs/backward-passes.py``).
+
+* ``grad_by_hand`` -- the gradient of one position's cross entropy for logits worked out by hand (a hash).
+* ``ce_backward`` -- $\partial L / \partial Z$ of the mean cross entropy over every position: one position, a
+  sequence, a batch; logits of spread 2000; lists and float32.
+* ``prediction`` -- what each row of that gradient sums to.
+* ``layer_norm_backward`` -- $\bar x$, $\bar\gamma$, $\bar\beta$ of LayerNorm from an upstream gradient that is
+  not 1: widths 2 to 16, a batch (the gains' gradients summed over every token), a spread where $\varepsilon$
+  matters, float32.
+* ``attention_backward`` -- $\bar Q$, $\bar K$, $\bar V$ of masked attention: fewer queries than keys,
+  $d_k \ne d_v$, no mask, the causal mask, scattered masks, heads and a batch in front.
+
+The references: the library's :func:`~transformer_math.model.cross_entropy_backward` and
+:func:`~transformer_math.block.layer_norm_backward`, and :func:`attention_backward` here, which
+``tests/pages/test_lab_values.py`` checks against finite differences. ``numerical_gradient``,
+``gradient_check`` and the library's backward passes are refused to the learner's code.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.backward_passes import check
+>>> def ce_backward(Z, y):        # the gradient of one position, not of the mean
+...     Z = np.asarray(Z, dtype=float)
+...     e = np.exp(Z - Z.max(axis=-1, keepdims=True))
+...     return e / e.sum(axis=-1, keepdims=True) - np.eye(Z.shape[-1])[y]
+>>> check("ce_backward", ce_backward)
+Wrong: ce_backward - case 2 of 8: Z of shape (4, 5), float64, from -2.9 to 1.5, y = [3, 3, 3, 0] (four positions)
+  the largest error is 6.9e-01, at index (2, 3) (tolerance 1e-08 + 1e-06 of the value)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.block import layer_norm_backward as reference_ln_backward
+from transformer_math.labs.attention import scattered_mask
+from transformer_math.labs.cases import Case
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+from transformer_math.model import cross_entropy_backward
+from transformer_math.softmax import softmax
+
+__all__ = ["attention_backward", "check"]
+
+OWN = ("transformer_math.",)
+
+
+def ce_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((rng.normal(size=4), 2), about="one position"),
+        Case((rng.normal(size=(4, 5)), rng.integers(0, 5, size=4)), about="four positions"),
+        Case((rng.normal(size=(2, 3, 6)), rng.integers(0, 6, size=(2, 3))), about="a batch of 2 sequences"),
+        Case((np.array([[1000.0, 0.0, -1000.0], [0.0, 0.0, 0.0]]), np.array([2, 0])), about="a spread of 2000"),
+        Case((rng.normal(size=(1, 7)), np.array([6])), about="one position of 7"),
+        Case((rng.normal(size=(3, 2)).tolist(), [1, 0, 1]), about="lists"),
+        Case(((rng.normal(size=(3, 4)) * 5).astype(np.float32), rng.integers(0, 4, size=3)), tol=1e-6),
+        Case((rng.normal(size=(8, 3)), np.zeros(8, dtype=int)), about="eight positions, one target"),
+    ]
+
+
+def reference_ce(Z, y):
+    return cross_entropy_backward(np.asarray(Z, dtype=float), np.asarray(y))
+
+
+def ln_cases(rng: np.random.Generator) -> list[Case]:
+    def case(shape, spread=1.0, **kw):
+        d = shape[-1]
+        x = rng.normal(size=shape) * spread + rng.normal()
+        return Case((rng.normal(size=shape), x, 1 + 0.3 * rng.normal(size=d)), **kw)
+
+    return [
+        case((3, 6), about="three tokens"),
+        case((1, 4), about="one token"),
+        case((2, 3, 5), about="a batch: dgamma and dbeta sum over every token"),
+        case((4, 2), about="d = 2"),
+        case((3, 8), spread=1e-3, about="a spread of 1e-3: eps matters"),
+        case((2, 16), spread=20.0, about="a spread of 20"),
+        Case(
+            tuple(
+                a.astype(np.float32)
+                for a in (rng.normal(size=(3, 8)), rng.normal(size=(3, 8)), 1 + 0.3 * rng.normal(size=8))
+            ),
+            tol=1e-5,
+        ),
+    ]
+
+
+def reference_ln(dy, x, gamma, eps=1e-5):
+    return reference_ln_backward(np.asarray(dy, dtype=float), np.asarray(x, dtype=float), gamma, eps)
+
+
+def attention_backward(dO, Q, K, V, mask=None):
+    r"""The reference: $\bar V = P^\top \bar O$, $\bar P = \bar O V^\top$,
+    $\bar S = P \odot (\bar P - \operatorname{rowsum}(P \odot \bar P))$, $\bar Q = \bar S K / \sqrt{d_k}$,
+    $\bar K = \bar S^\top Q / \sqrt{d_k}$, for any leading axes."""
+    Q, K, V, dO = (np.asarray(a, dtype=float) for a in (Q, K, V, dO))
+    scale = np.sqrt(Q.shape[-1])
+    scores = Q @ np.swapaxes(K, -1, -2) / scale
+    if mask is not None:
+        scores = np.where(np.asarray(mask, dtype=bool), scores, -np.inf)
+    P = softmax(scores, axis=-1)
+    dV = np.swapaxes(P, -1, -2) @ dO
+    dP = dO @ np.swapaxes(V, -1, -2)
+    dS = P * (dP - np.sum(P * dP, axis=-1, keepdims=True))
+    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV
+
+
+def attention_cases(rng: np.random.Generator) -> list[Case]:
+    def args(n_q, n_k, d_k, d_v, lead=()):
+        return (
+            rng.normal(size=(*lead, n_q, d_v)),
+            rng.normal(size=(*lead, n_q, d_k)),
+            rng.normal(size=(*lead, n_k, d_k)),
+            rng.normal(size=(*lead, n_k, d_v)),
+        )
+
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    return [
+        Case((*args(4, 4, 3, 2), causal), about="the causal mask"),
+        Case((*args(3, 3, 2, 2), None), about="no mask"),
+        Case((*args(2, 5, 4, 3), scattered_mask(rng, 2, 5)), about="fewer queries than keys, a scattered mask"),
+        Case((*args(4, 4, 1, 4), causal), about="d_k = 1"),
+        Case((*args(4, 4, 2, 3, lead=(2, 2)), causal), about="a batch of 2, 2 heads each"),
+        Case((*args(1, 1, 3, 2), None), about="one query, one key"),
+        Case((*(a.astype(np.float32) for a in args(4, 4, 4, 2)), causal), tol=1e-5),
+    ]
+
+
+check = Checks(
+    "backward-passes",
+    {
+        "grad_by_hand": HandNumber(
+            "9b5d143600c441cab0dd6258",
+            size=3,
+            slips={
+                "140ebaa251a6de9c28c1b962": "those are the probabilities; the gradient subtracts 1 at the target",
+                "d2bbc2b9bfe5969ceece39da": "the signs are flipped: the target's logit should go up, so its gradient is negative",
+                "d81738daf0ab50ebf6ccf53d": "the 1 is subtracted at position 1; the target is token 0",
+            },
+        ),
+        "ce_backward": FunctionCheck(("Z", "y"), ce_cases, reference_ce, tol=1e-8, rtol=1e-6, own=OWN),
+        "prediction": Choice(("0", "1", "1/n")),
+        "layer_norm_backward": FunctionCheck(
+            ("dy", "x", "gamma"),
+            ln_cases,
+            reference_ln,
+            tol=1e-8,
+            rtol=1e-6,
+            parts=("dx", "dgamma", "dbeta"),
+            own=OWN,
+        ),
+        "attention_backward": FunctionCheck(
+            ("dO", "Q", "K", "V", "mask"),
+            attention_cases,
+            attention_backward,
+            tol=1e-8,
+            rtol=1e-6,
+            parts=("dQ", "dK", "dV"),
+            own=OWN,
+        ),
+    },
+)

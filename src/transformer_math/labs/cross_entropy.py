@@ -1,0 +1,114 @@
+r"""The checks of the lab "Cross entropy" (``docs/labs/cross-entropy.py``).
+
+* ``loss_at_one_half`` -- the loss of probability 1/2 on the right token, by hand (checked against a hash).
+* ``prediction`` -- whether one confident mistake among ten predictions dominates the mean loss.
+* ``cross_entropy`` -- $-\sum_i y_i \log \hat y_i$ along the last axis, averaged over the leading ones; a zero
+  in $\hat y$ costs nothing where $y$ is zero and $+\infty$ where it is not. Hidden cases: one-hot and soft
+  targets, batches, zeros on both sides, lists, float32.
+* ``cross_entropy_from_logits`` -- the same loss from logits and integer targets, finite for any finite
+  logits: spreads up to 2000, one position or a batch of sequences.
+
+The references are the library's :func:`~transformer_math.information.cross_entropy` and
+:func:`~transformer_math.information.cross_entropy_from_logits`.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.cross_entropy import check
+>>> with np.errstate(over="ignore"):
+...     check("cross_entropy_from_logits", lambda z, t: float(np.log(np.sum(np.exp(z))) - np.asarray(z)[t]))
+Wrong: cross_entropy_from_logits - case 2 of 9: logits = [1000.0, 0.0, 0.0], targets = 1 (a list)
+  it returned inf where the loss is finite
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.information import cross_entropy as reference_cross_entropy
+from transformer_math.information import cross_entropy_from_logits as reference_from_logits
+from transformer_math.labs.cases import Case
+from transformer_math.labs.diagnose import compare
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+
+__all__ = ["check"]
+
+OWN = ("transformer_math.information.", "transformer_math.softmax.")
+
+
+def distributions(rng: np.random.Generator, shape: tuple[int, ...], zeros: int = 0) -> np.ndarray:
+    """Random distributions along the last axis, ``zeros`` entries of each set to exactly 0."""
+    p = rng.uniform(0.05, 1.0, size=shape)
+    if zeros:
+        p[..., :zeros] = 0.0
+        p = rng.permuted(p, axis=-1)
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def one_hot(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return np.eye(shape[-1])[rng.integers(0, shape[-1], size=shape[:-1])]
+
+
+def cross_entropy_cases(rng: np.random.Generator) -> list[Case]:
+    certain = np.zeros(5)
+    certain[2] = 1.0
+    return [
+        Case(([0, 1, 0], [0.1, 0.8, 0.1]), about="lists"),
+        Case((one_hot(rng, (4, 6)), distributions(rng, (4, 6))), about="a batch: the mean over the rows"),
+        Case((distributions(rng, (3, 5)), distributions(rng, (3, 5))), about="soft targets"),
+        Case((np.array([1.0, 0.0, 0.0]), np.array([0.5, 0.0, 0.5])), about="a zero where the target is zero"),
+        Case((one_hot(rng, (2, 3, 4)), distributions(rng, (2, 3, 4), zeros=1)), about="a batch of sequences"),
+        Case((certain, certain.copy()), about="certain and right: 0"),
+        Case((np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0])), about="certain and wrong: +inf"),
+        Case((np.array([0.0, 1.0]), np.array([1 - 1e-20, 1e-20])), about="nearly certain and wrong"),
+        Case(tuple(a.astype(np.float32) for a in (one_hot(rng, (3, 4)), distributions(rng, (3, 4)))), tol=1e-5),
+    ]
+
+
+def logits_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case(([2.0, 1.0, 0.1], 0), about="a list, one position"),
+        Case(([1000.0, 0.0, 0.0], 1), about="a list"),
+        Case((np.array([-1000.0, 0.0, 1000.0]), np.int64(2))),
+        Case((rng.normal(size=(4, 7)) * 3, rng.integers(0, 7, size=4)), about="the mean over the positions"),
+        Case((rng.normal(size=(2, 5, 6)) * 2, rng.integers(0, 6, size=(2, 5))), about="a batch of sequences"),
+        Case((np.array([[0.0, -800.0, 700.0], [5.0, 5.0, 5.0]]), np.array([1, 0])), about="spreads of 1500 and 0"),
+        Case(((rng.normal(size=(3, 5)) * 30).astype(np.float32), rng.integers(0, 5, size=3)), tol=1e-4),
+        Case((rng.normal(size=(1, 9)), [4]), about="targets as a list"),
+        Case((np.zeros(50), 17), about="the uniform guess: ln 50"),
+    ]
+
+
+def compare_loss(got, expected, tol: float) -> list[str] | None:
+    """A loss is one number; an infinity must be where the reference has one, and only there."""
+    try:
+        value = float(np.asarray(got, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        return [f"it returned {type(got).__name__} of shape {np.shape(got)}, not one number"]
+    if np.isfinite(expected) and not np.isfinite(value):
+        return [f"it returned {value} where the loss is finite"]
+    if not np.isfinite(expected):
+        return None if value == expected else ["it returned a finite loss where probability 0 on the target costs +inf"]
+    return compare(value, expected, tol=tol)
+
+
+check = Checks(
+    "cross-entropy",
+    {
+        "loss_at_one_half": HandNumber(
+            "24040ca77bfcc92eebf964a0",
+            slips={
+                "32249f70a42aa1b78dd31df1": "that is the logarithm to base 10; the loss uses the natural one",
+                "0ce11e3d96f4dff4852f2f80": "that is in bits, the logarithm to base 2; the loss uses nats",
+                "0c1b2ddde8cedc250f18af08": "the loss is minus the logarithm: a positive number",
+            },
+        ),
+        "prediction": Choice(("0.1", "0.8")),
+        "cross_entropy": FunctionCheck(
+            ("y_true", "y_pred"), cross_entropy_cases, reference_cross_entropy, own=OWN, compare_with=compare_loss
+        ),
+        "cross_entropy_from_logits": FunctionCheck(
+            ("logits", "targets"), logits_cases, reference_from_logits, own=OWN, compare_with=compare_loss
+        ),
+    },
+)

@@ -1,0 +1,161 @@
+r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-rope.py``).
+
+* ``prediction`` -- whether the residual stream of 12 blocks as drawn stays near its first size or grows.
+* ``stream_sizes`` -- the root mean square of the stream before the first block and after each one, for
+  models of 1 to 12 blocks, one sequence or a batch.
+* ``rms_norm`` -- $\gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon}$ on every token: any shape,
+  tokens where $\varepsilon$ matters, another $\varepsilon$, float32.
+* ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
+  must do the dividing (the guard counts its calls).
+* ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
+  heads in front, positions that are not $0, 1, \dots$, another base, float32.
+* ``rope_scores`` -- the scores of one query and one key at every pair of positions.
+
+The references are the library's :func:`~transformer_math.model.forward`, :func:`~transformer_math.modern.rms_norm`,
+:func:`~transformer_math.stats.layer_norm` and :func:`~transformer_math.modern.apply_rope`.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.depth_rmsnorm_rope import check
+>>> def rms_norm(x, gamma, eps=1e-6):     # the spread instead of the root mean square
+...     return gamma * x / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)
+>>> check("rms_norm", rms_norm)
+Wrong: rms_norm - case 1 of 8: x = [1.24, 0.6593, 0.9892, 0.9117, 0.5833, 1.905], gamma = [0.9479, 1.364, 0.7884, 0.9301, 0.9774, 1.12] (one token)
+  the largest error is 3.0e+00, at index [5] (tolerance 1e-06 + 1e-06 of the value)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.block import n_layers_of, prefix
+from transformer_math.labs.cases import Case
+from transformer_math.labs.models import drawn_model
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.model import forward
+from transformer_math.modern import apply_rope as reference_rope
+from transformer_math.modern import rms_norm as reference_rms_norm
+from transformer_math.stats import layer_norm
+
+__all__ = ["check"]
+
+OWN = ("transformer_math.modern.", "transformer_math.stats.", "transformer_math.model.", "transformer_math.block.")
+
+
+def sizes_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((drawn_model(rng, 5, 8, 16, n_layers=2), np.array([0, 1, 2, 3]), 2), about="two blocks"),
+        Case((drawn_model(rng, 6, 8, 16, n_layers=1), np.array([5, 0, 3]), 2), about="one block"),
+        Case((drawn_model(rng, 7, 12, 24, n_layers=4), rng.integers(0, 7, size=6), 4), about="four blocks"),
+        Case((drawn_model(rng, 5, 8, 16, n_layers=3), rng.integers(0, 5, size=(2, 4)), 2), about="a batch of 2"),
+        Case((drawn_model(rng, 5, 8, 16, n_layers=12), [1, 2, 3, 4], 1), about="twelve blocks, tokens as a list"),
+    ]
+
+
+def reference_sizes(params, tokens, n_heads):
+    _, cache = forward(params, np.asarray(tokens), n_heads)
+    streams = [cache["x0"]] + [cache[prefix(layer) + "x2"] for layer in range(n_layers_of(params))]
+    return np.array([np.sqrt(np.mean(x**2)) for x in streams])
+
+
+def rms_cases(rng: np.random.Generator) -> list[Case]:
+    def gamma(d):
+        return 1 + 0.2 * rng.normal(size=d)
+
+    return [
+        Case((rng.normal(size=6) + 1, gamma(6)), about="one token"),
+        Case((rng.normal(size=(4, 8)) * 3, gamma(8)), about="four tokens"),
+        Case((rng.normal(size=(2, 3, 4)), gamma(4)), about="a batch"),
+        Case((rng.normal(size=(3, 8)) * 1e-3, gamma(8)), about="tokens of size 1e-3: eps matters"),
+        Case((np.zeros((1, 5)), gamma(5)), about="a token of zeros"),
+        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": 0.25}, about="eps = 0.25"),
+        Case((rng.normal(size=(2, 4)).tolist(), gamma(4).tolist()), about="lists"),
+        Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)) * 5, gamma(8))), tol=1e-5),
+    ]
+
+
+def ln_cases(rng: np.random.Generator) -> list[Case]:
+    def gamma(d):
+        return 1 + 0.2 * rng.normal(size=d)
+
+    return [
+        Case((rng.normal(size=(4, 8)) + 2, gamma(8)), about="four tokens, mean near 2"),
+        Case((rng.normal(size=5) - 7, gamma(5)), about="one token"),
+        Case((rng.normal(size=(2, 3, 6)), gamma(6)), about="a batch"),
+        Case((rng.normal(size=(3, 4)) * 1e-3 + 5, gamma(4)), about="a spread of 1e-3 around 5: eps matters"),
+        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": 0.25}, about="eps = 0.25"),
+    ]
+
+
+def rope_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((rng.normal(size=(4, 4)), np.arange(4))),
+        Case((rng.normal(size=(5, 2)), np.arange(5)), about="one pair"),
+        Case((rng.normal(size=(2, 4, 8)), np.arange(4)), about="two heads"),
+        Case((rng.normal(size=(4, 4)), np.array([3, 7, 11, 20])), about="positions not 0, 1, 2, ..."),
+        Case((rng.normal(size=(3, 6)), np.arange(100, 103)), about="positions 100 to 102"),
+        Case((rng.normal(size=(3, 4)), np.arange(3)), {"base": 100.0}, about="base 100"),
+        Case((rng.normal(size=(2, 4)).tolist(), [0, 5]), about="lists"),
+        Case((rng.normal(size=(2, 3, 4)).astype(np.float32), np.arange(3)), tol=1e-5),
+    ]
+
+
+def reference_apply_rope(x, positions, base=10000.0):
+    return reference_rope(np.asarray(x, dtype=float), np.asarray(positions), base=base)
+
+
+def scores_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((rng.normal(size=4), rng.normal(size=4), 5)),
+        Case((rng.normal(size=2), rng.normal(size=2), 3), about="one pair"),
+        Case((rng.normal(size=8), rng.normal(size=8), 6)),
+        Case((rng.normal(size=4), rng.normal(size=4), 1), about="one position"),
+    ]
+
+
+def reference_scores(q, k, n):
+    Q = reference_rope(np.tile(np.asarray(q, dtype=float), (n, 1)), np.arange(n))
+    K = reference_rope(np.tile(np.asarray(k, dtype=float), (n, 1)), np.arange(n))
+    return Q @ K.T
+
+
+def uses_rms_norm(function):
+    """The learner's rms_norm, whose calls the guard counts while layer_norm_from_rms runs."""
+    mine = getattr(function, "__globals__", {}).get("rms_norm")
+    return (mine.__code__,) if hasattr(mine, "__code__") else ()
+
+
+def calls_rms_norm(result, case, seen) -> list[str] | None:
+    if not any(seen.calls.values()):
+        return ["it gives the right numbers without calling your rms_norm: let rms_norm do the dividing"]
+    return None
+
+
+check = Checks(
+    "depth-rmsnorm-rope",
+    {
+        "prediction": Choice(("grows", "stays")),
+        "stream_sizes": FunctionCheck(
+            ("params", "tokens", "n_heads"), sizes_cases, reference_sizes, rtol=1e-6, own=OWN
+        ),
+        "rms_norm": FunctionCheck(
+            ("x", "gamma"),
+            rms_cases,
+            lambda x, g, eps=1e-6: reference_rms_norm(np.asarray(x, dtype=float), g, eps),
+            rtol=1e-6,
+            own=OWN,
+        ),
+        "layer_norm_from_rms": FunctionCheck(
+            ("x", "gamma"),
+            ln_cases,
+            lambda x, g, eps=1e-5: layer_norm(np.asarray(x, dtype=float), g, None, eps=eps),
+            rtol=1e-6,
+            own=OWN,
+            watch=uses_rms_norm,
+            verify=calls_rms_norm,
+        ),
+        "apply_rope": FunctionCheck(("x", "positions"), rope_cases, reference_apply_rope, rtol=1e-6, own=OWN),
+        "rope_scores": FunctionCheck(("q", "k", "n"), scores_cases, reference_scores, rtol=1e-6, own=OWN),
+    },
+)

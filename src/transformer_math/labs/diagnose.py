@@ -1,0 +1,93 @@
+r"""What a failed check says: what is wrong with the learner's result, never what the right one is.
+
+:func:`compare` returns ``None`` when the learner's result agrees with the hidden reference, else the lines a
+check prints: a wrong type or shape (shapes are not answers), a NaN or an infinity and where, the largest error
+and where it is, given at the precision of the tolerance, and for a probability distribution the sums of its
+rows. The reference's values themselves are never printed.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.diagnose import compare
+>>> compare(np.array([[0.2, 0.7], [0.5, 0.5]]), np.array([[0.3, 0.7], [0.5, 0.5]]), tol=1e-6, rows_sum_to_one=True)
+['the largest error is 1.0e-01, at index (0, 0) (tolerance 1e-06)', 'the rows of your result sum to 0.900000, 1.000000']
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__: list[str] = []
+
+
+def decimals(tol: float) -> int:
+    """The decimals a tolerance resolves: 1e-6 -> 6."""
+    return max(0, min(12, math.ceil(-math.log10(tol)))) if tol > 0 else 12
+
+
+def where(index) -> str:
+    return str(tuple(int(i) for i in index)) if len(index) != 1 else f"[{int(index[0])}]"
+
+
+def as_array(got):
+    """The learner's result as a float array, or a message saying why it is not one."""
+    if got is None:
+        return None, "it returned None: a missing return?"
+    if isinstance(got, (dict, set, str)) or callable(got):
+        return None, f"it returned a {type(got).__name__}, not an array of numbers"
+    try:
+        array = np.asarray(got)
+    except ValueError:
+        return None, "it returned a ragged sequence, not an array of numbers"
+    if array.dtype == object or array.dtype.kind not in "biuf":
+        return None, f"it returned values of type {array.dtype}, not numbers (shape {array.shape})"
+    return array.astype(np.float64), None
+
+
+def compare(got, expected, tol: float = 1e-6, rtol: float = 0.0, rows_sum_to_one: bool = False) -> list[str] | None:
+    """``None`` if ``got`` is within ``tol + rtol * |expected|`` of ``expected`` everywhere, else what is wrong."""
+    array, problem = as_array(got)
+    if problem:
+        return [problem]
+    expected = np.asarray(expected, dtype=np.float64)
+    if array.shape != expected.shape:
+        return [f"it returned shape {array.shape}, not {expected.shape}"]
+    bad = ~np.isfinite(array) & np.isfinite(expected)
+    if bad.any():
+        first = np.argwhere(bad)[0]
+        value = "nan" if np.isnan(array[tuple(first)]) else "inf"
+        count = int(bad.sum())
+        return [
+            f"it contains {value} at index {where(first)}" + (f" ({count} entries are not finite)" if count > 1 else "")
+        ]
+    error = np.abs(array - expected)
+    error = np.where(np.isfinite(expected), error, np.where(array == expected, 0.0, np.inf))
+    allowed = tol + rtol * np.abs(np.where(np.isfinite(expected), expected, 0.0))
+    if np.all(error <= allowed):
+        return None
+    worst = np.unravel_index(np.argmax(error - allowed), error.shape) if error.ndim else ()
+    size = error[worst] if error.ndim else float(error)
+    lines = [
+        f"the largest error is {size:.1e}"
+        + (f", at index {where(worst)}" if error.ndim else "")
+        + f" (tolerance {tol:.0e}{f' + {rtol:.0e} of the value' if rtol else ''})"
+    ]
+    if rows_sum_to_one and array.ndim:
+        sums = array.sum(axis=-1).reshape(-1)
+        shown = ", ".join(f"{s:.{decimals(tol)}f}" for s in sums[:6]) + (", ..." if sums.size > 6 else "")
+        lines.append(f"the rows of your result sum to {shown}")
+    return lines
+
+
+def compare_parts(got, expected: tuple, names: tuple[str, ...], **options) -> list[str] | None:
+    """:func:`compare` for a function that returns several arrays (``dQ, dK, dV``): each part by its name."""
+    if not isinstance(got, (tuple, list)) or len(got) != len(expected):
+        kind = f"{len(got)} values" if isinstance(got, (tuple, list)) else f"a {type(got).__name__}"
+        return [f"it returned {kind}, not the {len(expected)} values {', '.join(names)}"]
+    for name, part, reference in zip(names, got, expected):
+        lines = compare(part, reference, **options)
+        if lines:
+            return [f"{name}: {lines[0]}", *lines[1:]]
+    return None

@@ -1,0 +1,97 @@
+r"""The checks of the lab "Matrix operations" (``docs/labs/matrix-operations.py``).
+
+* ``prediction`` -- whether $AB$ and $BA$ are equal.
+* ``entry_0_1`` -- one entry of a product, worked out by hand (checked against a hash).
+* ``row_dots`` -- the matrix of dot products of every row of $X$ with every row of $Y$, for shapes from
+  $1 \times 1$ to $4 \times 5$: which transpose, on which side.
+* ``matmul`` -- the matrix product written with loops, run on arrays that refuse ``@``, ``np.matmul``,
+  ``np.dot`` and ``np.einsum`` (:func:`~transformer_math.labs.guard.loops_only_array`), with the learner's
+  multiplications counted: at least one per entry of the result.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.matrix_operations import check
+>>> check("matmul", lambda X, Y: np.asarray(X) @ np.asarray(Y))
+Wrong: matmul - case 1 of 6: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
+  it uses the @ operator (line 1): write the loops
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.labs.cases import Case
+from transformer_math.labs.guard import loops_only_array
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+
+__all__ = ["check"]
+
+A = np.array([[1, 2], [3, 4]])
+B = np.array([[5, 6], [7, 8]])
+
+
+def row_dots_cases(rng: np.random.Generator) -> list[Case]:
+    def pair(n, m, d):
+        return rng.integers(-5, 6, size=(n, d)).astype(float), rng.normal(size=(m, d))
+
+    return [
+        Case(pair(2, 4, 3)),
+        Case(pair(3, 3, 2), about="square results"),
+        Case(pair(1, 1, 5)),
+        Case(pair(4, 2, 1)),
+        Case(tuple(a.tolist() for a in pair(2, 3, 4)), about="lists"),
+        Case(tuple(a.astype(np.float32) for a in pair(3, 2, 3)), about="float32", tol=1e-4),
+    ]
+
+
+def matmul_cases(rng: np.random.Generator) -> list[Case]:
+    def pair(n, m, p):
+        return loops_only_array(rng.integers(-4, 5, size=(n, m))), loops_only_array(rng.integers(-4, 5, size=(m, p)))
+
+    return [
+        Case((loops_only_array(A), loops_only_array(B))),
+        Case(pair(2, 3, 1)),
+        Case(pair(1, 4, 3)),
+        Case(pair(3, 2, 4)),
+        Case(pair(4, 1, 2), about="each entry one product"),
+        Case(tuple(a.tolist() for a in pair(3, 3, 2)), about="lists"),
+    ]
+
+
+def enough_multiplications(result, case: Case, seen) -> list[str] | None:
+    """A product written with loops multiplies at least once for every entry of the result."""
+    n, p = np.shape(case.args[0])[0], np.shape(case.args[1])[1]
+    if seen.multiplications < n * p:
+        return [
+            f"your code performs {seen.multiplications} multiplication{'s' * (seen.multiplications != 1)} for a"
+            f" {n} x {p} result: loop over the rows i and the columns j, and multiply the entries yourself"
+        ]
+    return None
+
+
+check = Checks(
+    "matrix-operations",
+    {
+        "prediction": Choice(("equal", "different")),
+        "entry_0_1": HandNumber(
+            "5f0cb078109960d544c2211e",
+            slips={
+                "2af4609361ae20e7bd84dec1": "that is entry (0, 0): row 0 of A with column 0 of B",
+                "9c763642efcd896ee3144119": "that is entry (0, 1) of BA: the order of a product matters",
+                "6ddf62ae1b9c9008da7c1cfb": "row 0 of A times row 1 of B: entry (0, 1) takes column 1 of B",
+            },
+        ),
+        "row_dots": FunctionCheck(
+            ("X", "Y"), row_dots_cases, lambda X, Y: np.asarray(X, dtype=float) @ np.asarray(Y, dtype=float).T
+        ),
+        "matmul": FunctionCheck(
+            ("X", "Y"),
+            matmul_cases,
+            lambda X, Y: np.asarray(X, dtype=float).view(np.ndarray) @ np.asarray(Y, dtype=float).view(np.ndarray),
+            own=("transformer_math.linalg.",),
+            loops=True,
+            verify=enough_multiplications,
+        ),
+    },
+)

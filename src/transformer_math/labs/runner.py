@@ -1,0 +1,310 @@
+r"""The check runner of the labs: one call, one verdict line, ``Correct``, ``Wrong`` or ``Not yet``.
+
+A lab's module (``transformer_math.labs.softmax``, ...) builds a :class:`Checks` from its exercises, and the
+notebook calls it: ``check("softmax", softmax)``. Each kind of exercise has its check:
+
+* :class:`FunctionCheck` runs the learner's function on hidden cases (:mod:`~transformer_math.labs.cases`),
+  inside the guard (:mod:`~transformer_math.labs.guard`), checks that it left its inputs as they were, and
+  compares its result with a reference computed afterwards, out of the learner's reach
+  (:mod:`~transformer_math.labs.diagnose`). It stops at the first case that fails and says which.
+* :class:`HandNumber` compares a number worked out by hand with a hash of the answer, so that the answer is
+  in no cell and no file in plain text.
+* :class:`Choice` records a prediction: any of the offered answers is right, if written before the run.
+* :class:`ValueCheck` compares a value computed in the notebook with a reference computed from the notebook's
+  data (the check is passed that data).
+
+While an exercise holds its ``...``, or uses a function of an earlier one that does, the verdict is ``Not yet``.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.cases import Case
+>>> from transformer_math.labs.runner import Checks, FunctionCheck
+>>> def cases(rng):
+...     return [Case((rng.normal(size=n),)) for n in (1, 4, 9)]
+>>> check = Checks("demo", {"double": FunctionCheck(("x",), cases, lambda x: 2 * x)})
+>>> check("double", lambda x: 2 * np.asarray(x))
+Correct: double - 3 hidden cases
+>>> check("double", lambda x: x + 2)
+Wrong: double - case 1 of 3: x = [0.2655]
+  the largest error is 1.7e+00, at index [0] (tolerance 1e-06)
+>>> check("double", ...)
+Not yet: double - replace the ... in the exercise
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from transformer_math.labs.cases import Case, changed_argument, generator, snapshot
+from transformer_math.labs.diagnose import compare, compare_parts
+from transformer_math.labs.guard import WriteItYourself, guarded
+
+__all__: list[str] = []
+
+NOT_YET = "replace the ... in the exercise"
+NOT_YET_EARLIER = "it uses a function that still holds its ... (an earlier exercise?)"
+SALT = b"transformer-math labs"
+
+
+class Verdict(Exception):
+    """How a check ended, when it ends early: ``Verdict("Wrong", "it returned None")``."""
+
+    def __init__(self, verdict: str, *lines: str) -> None:
+        super().__init__(verdict)
+        self.verdict, self.lines = verdict, list(lines)
+
+
+def holds_ellipsis(value) -> bool:
+    """Whether a result is, or holds, the ``...`` of an unfinished exercise."""
+    if value is Ellipsis:
+        return True
+    if isinstance(value, (tuple, list)) and len(value) <= 16:
+        return any(holds_ellipsis(part) for part in value)
+    if isinstance(value, dict):
+        return any(part is Ellipsis for part in value.values())
+    return isinstance(value, np.ndarray) and value.dtype == object and any(v is Ellipsis for v in value.flat)
+
+
+ELLIPSIS_IN_ERROR = re.compile(r"'ellipsis'|type ellipsis")  # not einsum's "'...' ellipsis"
+
+
+def unfinished(error: BaseException) -> bool:
+    """Whether an error comes from a ``...`` still in place (``'ellipsis' and 'float'``)."""
+    return bool(ELLIPSIS_IN_ERROR.search(str(error)))
+
+
+def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=()):
+    """``function(*args, **kwargs)`` in the guard: its result and the guard's record; a refusal is a Verdict."""
+    error = None
+    with guarded(own, allowed, loops, watch) as seen:
+        try:
+            result = function(*args, **kwargs)
+        except WriteItYourself:
+            result = None
+        except Verdict:
+            raise
+        except RecursionError as err:
+            error = err
+        except Exception as err:  # noqa: BLE001 - reported as the check's verdict
+            error = err
+    if seen.refused:
+        raise Verdict("Wrong", seen.messages[0])
+    if seen.switched_off:
+        raise Verdict("Wrong", "it switched off sys.setprofile, which the check uses to see the calls it makes")
+    if error is not None:
+        if unfinished(error):
+            raise Verdict("Not yet", NOT_YET_EARLIER)
+        raise Verdict("Wrong", f"it raised {type(error).__name__}: {error}")
+    if holds_ellipsis(result):
+        raise Verdict("Not yet", NOT_YET)
+    return result, seen
+
+
+def parameter_names(function, count: int, default: tuple[str, ...]) -> list[str]:
+    try:
+        names = [p.name for p in inspect.signature(function).parameters.values()]
+    except (TypeError, ValueError):
+        names = []
+    return (names + list(default))[:count] if len(names) >= count else list(default)
+
+
+@dataclass
+class FunctionCheck:
+    """The learner's function on hidden cases, against ``reference``, inside the guard.
+
+    ``names`` are the arguments' names, for the descriptions; ``cases(rng)`` returns the cases; ``reference``
+    takes the same arguments. ``parts`` names the values of a function that returns several; ``rows_sum_to_one``
+    adds the rows' sums to a failure; ``own``, ``allowed`` and ``loops`` go to the guard. ``call`` replaces the
+    plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the check's own), and
+    ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
+    replaces the comparison of arrays (a loss that may be infinite); ``verify(result, case, seen)`` adds checks a
+    comparison cannot make. Both return the lines of a failure or None. ``watch(function)`` names code objects
+    (the learner's other functions) whose calls the guard counts for ``verify``.
+    """
+
+    names: tuple[str, ...]
+    cases: Callable[[np.random.Generator], list[Case]]
+    reference: Callable
+    tol: float = 1e-6
+    rtol: float = 0.0
+    rows_sum_to_one: bool = False
+    parts: tuple[str, ...] = ()
+    own: tuple[str, ...] = ()
+    allowed: tuple[str, ...] = ()
+    loops: bool = False
+    call: Callable | None = None
+    mutates: tuple[str, ...] = ()
+    compare_with: Callable | None = None
+    verify: Callable | None = None
+    watch: Callable | None = None
+
+    def run(self, name: str, function) -> tuple[str, list[str]]:
+        if function is Ellipsis:
+            return "Not yet", [NOT_YET]
+        if not callable(function):
+            return "Wrong", [f"{name} should be a function; it is a {type(function).__name__}"]
+        cases = self.cases(generator(name))
+        for number, case in enumerate(cases, start=1):
+            pristine, given = snapshot(case), snapshot(case)
+            where = f"case {number} of {len(cases)}: {case.describe(list(self.names))}"
+            try:
+                self.run_case(function, given, pristine)
+            except Verdict as verdict:
+                if verdict.verdict == "Not yet":
+                    return "Not yet", verdict.lines
+                return "Wrong", [where, *verdict.lines]
+        return "Correct", [f"{len(cases)} hidden cases"]
+
+    def run_case(self, function, given: Case, pristine: Case) -> None:
+        call = self.call or (lambda f, *args, **kwargs: f(*args, **kwargs))
+        watched = self.watch(function) if self.watch else ()
+        result, seen = call_guarded(
+            lambda: call(function, *given.args, **given.kwargs), (), {}, self.own, self.allowed, self.loops, watched
+        )
+        names = [n for n in self.names if n not in self.mutates]
+        kept = Case(
+            tuple(a for n, a in zip(self.names, given.args) if n not in self.mutates),
+            {k: v for k, v in given.kwargs.items() if k not in self.mutates},
+        )
+        before = Case(
+            tuple(a for n, a in zip(self.names, pristine.args) if n not in self.mutates),
+            {k: v for k, v in pristine.kwargs.items() if k not in self.mutates},
+        )
+        moved = changed_argument(kept, before, names)
+        if moved:
+            raise Verdict("Wrong", f"your function changed its input {moved}: compute the result in a new array")
+        expected = self.reference(*pristine.args, **pristine.kwargs)
+        tol = pristine.tol if pristine.tol is not None else self.tol
+        options = {"tol": tol, "rtol": self.rtol, "rows_sum_to_one": self.rows_sum_to_one}
+        if self.compare_with is not None:
+            lines = self.compare_with(result, expected, tol)
+        elif self.parts:
+            lines = compare_parts(result, expected, self.parts, **options)
+        else:
+            lines = compare(result, expected, **options)
+        if lines:
+            raise Verdict("Wrong", *lines)
+        if self.verify is not None:
+            lines = self.verify(result, pristine, seen)
+            if lines:
+                raise Verdict("Wrong", *lines)
+
+
+def digest(name: str, text: str) -> str:
+    """The hash of an answer: slow on purpose (a table of every 4-decimal number takes hours, not seconds)."""
+    return hashlib.pbkdf2_hmac("sha256", f"{name}={text}".encode(), SALT, 4000).hex()[:24]
+
+
+def hand_text(value, decimals: int) -> list[str]:
+    """The texts a number worked by hand may round to: its value to ``decimals``, and one unit either side."""
+    unit = 10.0**-decimals
+    if isinstance(value, (list, tuple, np.ndarray)):
+        values = [float(v) for v in np.asarray(value, dtype=float).reshape(-1)]
+        options = [[f"{v + k * unit:.{decimals}f}" for k in (0, -1, 1)] for v in values]
+        texts = [""]
+        for choices in options:  # every combination, the value itself first
+            texts = [f"{t},{c}" if t else c for t in texts for c in choices]
+        return texts[:27]
+    v = float(value)
+    return [f"{v + k * unit:.{decimals}f}" for k in (0, -1, 1)]
+
+
+@dataclass
+class HandNumber:
+    """A number (or a few) worked out by hand, compared with the hash of the answer at ``decimals`` decimals.
+
+    ``slips`` maps the hash of a typical wrong answer to what it tells about the slip."""
+
+    answer: str  # the hash, from digest(name, text)
+    decimals: int = 4
+    size: int = 1
+    slips: dict[str, str] = field(default_factory=dict)
+
+    def run(self, name: str, value) -> tuple[str, list[str]]:
+        if holds_ellipsis(value):
+            return "Not yet", [NOT_YET]
+        try:
+            array = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return "Wrong", [f"{name} should be {'a number' if self.size == 1 else f'{self.size} numbers'}"]
+        if array.size != self.size or not np.all(np.isfinite(array)):
+            return "Wrong", [f"{name} should be {'one finite number' if self.size == 1 else f'{self.size} numbers'}"]
+        shown = value if self.size > 1 else array.reshape(-1)[0]
+        texts = hand_text(shown if self.size > 1 else float(shown), self.decimals)
+        if any(digest(name, text) == self.answer for text in texts):
+            return "Correct", []
+        slip = self.slips.get(digest(name, texts[0]))
+        said = ", ".join(f"{v:.{self.decimals}f}" for v in array.reshape(-1))
+        return "Wrong", [f"{said} is not it (to {self.decimals} decimals)" + (f": {slip}" if slip else "")]
+
+
+@dataclass
+class Choice:
+    """A prediction, written down before the run: any of ``choices`` is a right answer here."""
+
+    choices: tuple[str, ...]
+
+    def run(self, name: str, value) -> tuple[str, list[str]]:
+        values = list(value.values()) if isinstance(value, dict) else [value]
+        if any(v is Ellipsis for v in values):
+            return "Not yet", ["write your prediction in place of the ..."]
+        if not all(isinstance(v, str) and v.strip().lower() in self.choices for v in values):
+            return "Wrong", [f"write one of {', '.join(repr(c) for c in self.choices)}"]
+        return "Correct", ["recorded; the next cell tests it"]
+
+
+@dataclass
+class ValueCheck:
+    """A value the notebook computed, against ``reference(*data)`` computed from the data the check is passed."""
+
+    reference: Callable
+    tol: float = 1e-6
+    describe: Callable | None = None  # (value, expected) -> the lines of a failure, instead of compare's
+
+    def run(self, name: str, value, *data) -> tuple[str, list[str]]:
+        if holds_ellipsis(value) or any(holds_ellipsis(d) for d in data):
+            return "Not yet", [NOT_YET]
+        try:
+            expected = self.reference(*data)
+        except Verdict as verdict:
+            return verdict.verdict, verdict.lines
+        lines = self.describe(value, expected) if self.describe else compare(value, expected, tol=self.tol)
+        return ("Wrong", lines) if lines else ("Correct", [])
+
+
+class Checks:
+    """A lab's checks by name; calling it runs one and prints its verdict. :meth:`ready` tells a cell that uses
+    the learner's work whether it is there yet."""
+
+    def __init__(self, lab: str, checks: dict) -> None:
+        self.lab, self.checks = lab, checks
+
+    @staticmethod
+    def ready(value, *args) -> bool:
+        """Whether ``value`` (or ``value(*args)``, for a function) is there: no ``...`` in it, and no error."""
+        try:
+            result = value(*args) if callable(value) else value
+        except Exception:  # noqa: BLE001 - the exercise's own check says what is wrong
+            return False
+        return not holds_ellipsis(result)
+
+    def __call__(self, name: str, value=..., *data) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"name must be the name of a check, a string; got {name!r}")
+        if name not in self.checks:
+            raise ValueError(f"no check named {name!r} in the {self.lab} lab; the checks are {', '.join(self.checks)}")
+        try:
+            verdict, lines = self.checks[name].run(name, value, *data)
+        except Verdict as early:
+            verdict, lines = early.verdict, early.lines
+        head = f"{verdict}: {name}"
+        if lines:
+            head += f" - {lines[0]}"
+        print("\n".join([head, *(f"  {line}" for line in lines[1:])]))

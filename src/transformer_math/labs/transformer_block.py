@@ -1,0 +1,125 @@
+r"""The checks of the lab "The Transformer block" (``docs/labs/transformer-block.py``).
+
+* ``layer_norm`` -- each token's features re-centred and re-scaled, then $\gamma$ and $\beta$: one token, a
+  sequence or a batch; widths 2 to 16; a constant token, a token of tiny spread where $\varepsilon$ matters, a
+  token far from 0, another $\varepsilon$; lists and float32.
+* ``feed_forward`` -- $\operatorname{ReLU}(CW_1 + b_1)W_2 + b_2$ on every token.
+* ``transformer_block`` -- the pre-LN block, with the given multi-head attention: 1, 2 and 4 heads, a batch.
+* ``prediction`` -- whether two sentences that start alike get the same first row of logits.
+* ``forward_pass`` -- tokens to logits through $L = 1, 2, 3$ blocks, one sequence or a batch.
+
+The references are the library's :func:`~transformer_math.stats.layer_norm`,
+:func:`~transformer_math.block.block_forward` and :func:`~transformer_math.model.forward`, on models whose
+gains, shifts and biases are drawn (:mod:`~transformer_math.labs.models`).
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.transformer_block import check
+>>> def layer_norm(x, gamma, beta, eps=1e-5):    # the mean and variance of the whole array
+...     return gamma * (x - np.mean(x)) / np.sqrt(np.var(x) + eps) + beta
+>>> check("layer_norm", layer_norm)
+Wrong: layer_norm - case 2 of 10: x of shape (4, 8), float64, from -3.3 to 6.1, gamma of shape (8,), float64, from 0.58 to 1.5, beta of shape (8,), float64, from -0.12 to 0.11 (four tokens)
+  the largest error is 8.5e-01, at index (3, 4) (tolerance 1e-06 + 1e-06 of the value)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.block import block_forward
+from transformer_math.labs.cases import Case
+from transformer_math.labs.models import drawn_block, drawn_model
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.model import forward
+from transformer_math.stats import layer_norm as reference_layer_norm
+
+__all__ = ["check"]
+
+OWN = ("transformer_math.stats.", "transformer_math.block.", "transformer_math.model.", "transformer_math.attention.")
+
+
+def layer_norm_cases(rng: np.random.Generator) -> list[Case]:
+    def gb(d):
+        return 1 + 0.3 * rng.normal(size=d), 0.1 * rng.normal(size=d)
+
+    return [
+        Case((rng.normal(size=6) * 2 + 1, *gb(6)), about="one token"),
+        Case((rng.normal(size=(4, 8)) * 2 + 1, *gb(8)), about="four tokens"),
+        Case((rng.normal(size=(2, 3, 5)), *gb(5)), about="a batch of sequences"),
+        Case((np.full((2, 4), 3.0), *gb(4)), about="constant tokens: the variance is 0"),
+        Case((rng.normal(size=(3, 6)) * 1e-3, *gb(6)), about="a spread of 1e-3: eps matters"),
+        Case((1e4 + rng.normal(size=(2, 16)), *gb(16)), about="features near 10,000"),
+        Case((rng.normal(size=(3, 2)), *gb(2)), about="d = 2"),
+        Case((rng.normal(size=(2, 5)), *gb(5)), {"eps": 0.5}, about="eps = 0.5"),
+        Case(tuple(a.tolist() for a in (rng.normal(size=(2, 3)), *gb(3))), about="lists"),
+        Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)) * 4, *gb(8))), tol=1e-5),
+    ]
+
+
+def reference_ln(x, gamma, beta, eps=1e-5):
+    return reference_layer_norm(np.asarray(x, dtype=float), gamma, beta, eps=eps)
+
+
+def ffn_cases(rng: np.random.Generator) -> list[Case]:
+    def weights(d, d_ff):
+        return (
+            rng.normal(size=(d, d_ff)) / np.sqrt(d),
+            0.3 * rng.normal(size=d_ff),
+            rng.normal(size=(d_ff, d)) / np.sqrt(d_ff),
+            0.3 * rng.normal(size=d),
+        )
+
+    return [
+        Case((rng.normal(size=(4, 8)), *weights(8, 16))),
+        Case((rng.normal(size=6), *weights(6, 24)), about="one token"),
+        Case((rng.normal(size=(2, 3, 4)), *weights(4, 8)), about="a batch"),
+        Case((rng.normal(size=(5, 3)), *weights(3, 2)), about="d_ff smaller than d"),
+        Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)), *weights(8, 32))), tol=1e-5),
+    ]
+
+
+def reference_ffn(C, W_1, b_1, W_2, b_2):
+    return np.maximum(np.asarray(C, dtype=float) @ W_1 + b_1, 0.0) @ W_2 + b_2
+
+
+def block_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((rng.normal(size=(4, 8)), drawn_block(rng, 8, 16), 2)),
+        Case((rng.normal(size=(5, 8)), drawn_block(rng, 8, 32), 1), about="one head"),
+        Case((rng.normal(size=(3, 8)), drawn_block(rng, 8, 16), 4), about="four heads"),
+        Case((rng.normal(size=(1, 4)), drawn_block(rng, 4, 8), 2), about="one token"),
+        Case((rng.normal(size=(2, 4, 6)), drawn_block(rng, 6, 12), 2), about="a batch of 2"),
+    ]
+
+
+def reference_block(x, p, n_heads):
+    return block_forward(p, np.asarray(x, dtype=float), n_heads)[0]
+
+
+def forward_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((drawn_model(rng, 5, 8, 16), np.array([0, 1, 2, 3]), 2), about="one block"),
+        Case((drawn_model(rng, 7, 8, 16, n_layers=2), np.array([3, 1, 4, 1, 5]), 2), about="two blocks"),
+        Case((drawn_model(rng, 6, 12, 24, n_layers=3), rng.integers(0, 6, size=6), 4), about="three blocks, 4 heads"),
+        Case((drawn_model(rng, 4, 4, 8, n_layers=2), [2, 0], 1), about="a list of tokens, one head"),
+        Case((drawn_model(rng, 9, 8, 16, n_layers=2), rng.integers(0, 9, size=(3, 5)), 2), about="a batch of 3"),
+    ]
+
+
+def reference_forward(params, tokens, n_heads):
+    return forward(params, np.asarray(tokens), n_heads)[0]
+
+
+check = Checks(
+    "transformer-block",
+    {
+        "layer_norm": FunctionCheck(("x", "gamma", "beta"), layer_norm_cases, reference_ln, rtol=1e-6, own=OWN),
+        "feed_forward": FunctionCheck(("C", "W_1", "b_1", "W_2", "b_2"), ffn_cases, reference_ffn, rtol=1e-6, own=OWN),
+        "transformer_block": FunctionCheck(("x", "p", "n_heads"), block_cases, reference_block, rtol=1e-6, own=OWN),
+        "prediction": Choice(("same", "different")),
+        "forward_pass": FunctionCheck(
+            ("params", "tokens", "n_heads"), forward_cases, reference_forward, rtol=1e-6, own=OWN
+        ),
+    },
+)

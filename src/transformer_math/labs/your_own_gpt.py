@@ -1,0 +1,289 @@
+r"""The checks of the capstone lab "Your own GPT" (``docs/labs/your-own-gpt.py``).
+
+The learner's pieces, each on hidden cases against the library, with no call to the library allowed:
+
+* the pieces of earlier labs, checked as there: ``layer_norm``, ``attention``, ``cross_entropy``,
+  ``ce_backward``, ``layer_norm_backward``, ``attention_backward``, ``adamw_step``;
+* ``embed`` -- token embeddings plus learned positions, one sequence or a batch;
+* ``feed_forward`` -- as in the Transformer block lab;
+* ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design;
+* ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads;
+* ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
+  through the learner's own caches (the forward pass must pass its check first);
+* ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with
+  weight decay on the matrices only, as nanoGPT decays them;
+* ``prediction`` -- whether the trained model beats a model that ignores the context.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.your_own_gpt import check
+>>> check("embed", lambda params, tokens: params["W_E"][np.asarray(tokens)])   # the positions forgotten
+Wrong: embed - case 1 of 5: params: a dict of 17 arrays, tokens = [0, 1, 2, 3] (one sequence)
+  the largest error is 2.0e+00, at index (2, 2) (tolerance 1e-09 + 1e-06 of the value)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.block import block_backward as reference_block_backward
+from transformer_math.block import block_forward as reference_block_forward
+from transformer_math.information import cross_entropy_from_logits
+from transformer_math.labs import adam, attention, backward_passes, cross_entropy, transformer_block
+from transformer_math.labs.cases import Case
+from transformer_math.labs.diagnose import compare
+from transformer_math.labs.models import drawn_block, drawn_model
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
+from transformer_math.model import backward, cross_entropy_backward, forward
+from transformer_math.optim import AdamW
+
+__all__ = ["check"]
+
+OWN = ("transformer_math.",)
+TOL = {"tol": 1e-9, "rtol": 1e-6}
+
+
+def model(rng, vocab, d, n_layers, n_ctx=12):
+    return drawn_model(rng, vocab, d, 2 * d, n_layers=n_layers, positions="learned", n_ctx=n_ctx)
+
+
+def embed_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((model(rng, 7, 8, 1), np.array([0, 1, 2, 3])), about="one sequence"),
+        Case((model(rng, 5, 8, 1), rng.integers(0, 5, size=(3, 6))), about="a batch of 3"),
+        Case((model(rng, 9, 4, 1), [8]), about="one token, a list"),
+        Case((model(rng, 6, 8, 1), rng.integers(0, 6, size=12)), about="as long as the positions go"),
+        Case((model(rng, 6, 8, 1), np.array([2, 2, 2])), about="one token three times"),
+    ]
+
+
+def reference_embed(params, tokens):
+    tokens = np.asarray(tokens)
+    return params["W_E"][tokens] + params["W_P"][: tokens.shape[-1]]
+
+
+def block_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((rng.normal(size=(5, 8)), drawn_block(rng, 8, 16), 2), about="two heads"),
+        Case((rng.normal(size=(4, 8)), drawn_block(rng, 8, 16), 1), about="one head"),
+        Case((rng.normal(size=(3, 12)), drawn_block(rng, 12, 24), 4), about="four heads"),
+        Case((rng.normal(size=(2, 4, 8)), drawn_block(rng, 8, 16), 2), about="a batch of 2"),
+        Case((rng.normal(size=(1, 4)), drawn_block(rng, 4, 8), 2), about="one token"),
+    ]
+
+
+def output_of(function, *args):
+    """The first value of a forward function that returns (output, cache)."""
+    result = function(*args)
+    if isinstance(result, tuple) and len(result) == 2:
+        return result[0]
+    if result is Ellipsis or (isinstance(result, tuple) and Ellipsis in result):
+        return ...
+    raise Verdict("Wrong", f"it returned {type(result).__name__}, not the pair (output, cache)")
+
+
+def gpt_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((model(rng, 7, 8, 1), np.array([0, 1, 2, 3]), 2), about="one block"),
+        Case((model(rng, 9, 8, 2), rng.integers(0, 9, size=(2, 5)), 2), about="two blocks, a batch of 2"),
+        Case((model(rng, 6, 12, 3), rng.integers(0, 6, size=7), 4), about="three blocks, four heads"),
+        Case((model(rng, 5, 8, 2), [3], 1), about="one token, one head"),
+    ]
+
+
+def reference_logits(params, tokens, n_heads):
+    return forward(params, np.asarray(tokens), n_heads)[0]
+
+
+def compare_grads(got, expected: dict, tol: float, rtol: float = 1e-6) -> list[str] | None:
+    """Every gradient of a dictionary, by name: a missing one, a shape, or the largest error."""
+    if not isinstance(got, dict):
+        return [f"the gradients should be a dict by parameter name; it is a {type(got).__name__}"]
+    missing = sorted(set(expected) - set(got))
+    if missing:
+        return [f"it has no gradient for {', '.join(missing[:4])}" + (", ..." if len(missing) > 4 else "")]
+    for name in expected:
+        lines = compare(got[name], expected[name], tol=tol, rtol=rtol)
+        if lines:
+            return [f"grads[{name!r}]: {lines[0]}", *lines[1:]]
+    return None
+
+
+def forward_first(name: str, function, args, reference):
+    """Run the learner's forward function (from the notebook of ``function``) and say Not yet if it is not right."""
+    mine = getattr(function, "__globals__", {}).get(name)
+    if not callable(mine):
+        raise Verdict("Not yet", f"it needs your {name}, which is not defined yet")
+    result = mine(*args)
+    if not (isinstance(result, tuple) and len(result) == 2) or result[0] is Ellipsis:
+        raise Verdict("Not yet", f"it needs your {name} to pass its check first")
+    if compare(result[0], reference, **TOL):
+        raise Verdict("Not yet", f"it needs your {name} to pass its check first")
+    return result[1]
+
+
+def block_backward_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((case.args[0], case.args[1], case.args[2], rng.normal(size=np.shape(case.args[0]))), about=case.about)
+        for case in block_cases(rng)
+    ]
+
+
+def run_block_backward(function, x, p, n_heads, dx2):
+    reference = reference_block_forward(p, np.asarray(x, dtype=float), n_heads)[0]
+    cache = forward_first("block_forward", function, (x, p, n_heads), reference)
+    result = function(dx2, p, cache, n_heads)
+    if result is Ellipsis:
+        return ...
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise Verdict("Wrong", "it should return the pair (dx, grads)")
+    return result
+
+
+def reference_block_grads(x, p, n_heads, dx2):
+    x = np.asarray(x, dtype=float)
+    _, cache = reference_block_forward(p, x, n_heads)
+    return reference_block_backward(p, cache, x, dx2, n_heads)
+
+
+def compare_block_grads(got, expected, tol):
+    lines = compare(got[0], expected[0], tol=tol, rtol=1e-6)
+    if lines:
+        return [f"dx: {lines[0]}", *lines[1:]]
+    return compare_grads(got[1], expected[1], tol)
+
+
+def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:
+    cases = []
+    for case in gpt_cases(rng):
+        params, tokens, n_heads = case.args
+        vocab = params["W_E"].shape[0]
+        cases.append(Case((params, tokens, n_heads, rng.normal(size=(*np.shape(tokens), vocab))), about=case.about))
+    return cases
+
+
+def run_gpt_backward(function, params, tokens, n_heads, dlogits):
+    cache = forward_first("gpt_forward", function, (params, tokens, n_heads), reference_logits(params, tokens, n_heads))
+    return function(params, cache, dlogits)
+
+
+def reference_gpt_grads(params, tokens, n_heads, dlogits):
+    _, cache = forward(params, np.asarray(tokens), n_heads)
+    return backward(params, cache, dlogits)
+
+
+def train_cases(rng: np.random.Generator) -> list[Case]:
+    def batches(vocab, count, shape):
+        return [tuple(rng.integers(0, vocab, size=shape) for _ in range(2)) for _ in range(count)]
+
+    return [
+        Case((model(rng, 7, 8, 1), batches(7, 3, (2, 5)), 2), about="one block, 3 batches of 2 windows"),
+        Case(
+            (model(rng, 5, 8, 2), batches(5, 4, (3, 4)), 2),
+            {"lr": 0.01, "weight_decay": 0.5},
+            about="two blocks, other lr and decay",
+        ),
+        Case((model(rng, 6, 4, 1), batches(6, 2, (1, 6)), 1), {"weight_decay": 0.0}, about="no decay"),
+    ]
+
+
+def run_train(function, params, batches, n_heads, **options):
+    losses = function(params, iter(batches), n_heads, **options)
+    if losses is Ellipsis:
+        return ...
+    return losses, params
+
+
+def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
+    """The loop the lab asks for, with the library: AdamW, its decay on the matrices only."""
+    matrices = [name for name in params if params[name].ndim >= 2]
+    vectors = [name for name in params if params[name].ndim < 2]
+    decayed = AdamW([params[name] for name in matrices], lr=lr, weight_decay=weight_decay)
+    kept = AdamW([params[name] for name in vectors], lr=lr, weight_decay=0.0)
+    losses = []
+    for x, y in batches:
+        logits, cache = forward(params, x, n_heads)
+        losses.append(cross_entropy_from_logits(logits, y))
+        grads = backward(params, cache, cross_entropy_backward(logits, y))
+        decayed.step([grads[name] for name in matrices])
+        kept.step([grads[name] for name in vectors])
+    return losses, params
+
+
+def compare_training(got, expected, tol):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return ["it should return the list of losses, one per batch"]
+    losses, params = got
+    lines = compare(
+        np.asarray(losses, dtype=float) if isinstance(losses, (list, tuple, np.ndarray)) else losses,
+        expected[0],
+        tol=tol,
+        rtol=1e-6,
+    )
+    if lines:
+        return [f"the losses: {lines[0]}", *lines[1:]]
+    lines = compare_grads(params, expected[1], tol)
+    return [line.replace("grads[", "params[", 1) for line in lines] + ["  (after the steps)"] if lines else None
+
+
+def earlier(module, name: str) -> FunctionCheck:
+    """The check of an earlier lab's exercise, with this lab's refusals."""
+    found = module.check.checks[name]
+    return FunctionCheck(**{**found.__dict__, "own": OWN})
+
+
+check = Checks(
+    "your-own-gpt",
+    {
+        "layer_norm": earlier(transformer_block, "layer_norm"),
+        "attention": earlier(attention, "attention"),
+        "cross_entropy": earlier(cross_entropy, "cross_entropy_from_logits"),
+        "ce_backward": earlier(backward_passes, "ce_backward"),
+        "layer_norm_backward": earlier(backward_passes, "layer_norm_backward"),
+        "attention_backward": earlier(backward_passes, "attention_backward"),
+        "adamw_step": earlier(adam, "adamw_step"),
+        "embed": FunctionCheck(("params", "tokens"), embed_cases, reference_embed, **TOL, own=OWN),
+        "feed_forward": earlier(transformer_block, "feed_forward"),
+        "block_forward": FunctionCheck(
+            ("x", "p", "n_heads"),
+            block_cases,
+            lambda x, p, h: reference_block_forward(p, np.asarray(x, dtype=float), h)[0],
+            **TOL,
+            own=OWN,
+            call=output_of,
+        ),
+        "gpt_forward": FunctionCheck(
+            ("params", "tokens", "n_heads"), gpt_cases, reference_logits, **TOL, own=OWN, call=output_of
+        ),
+        "block_backward": FunctionCheck(
+            ("x", "p", "n_heads", "dx"),
+            block_backward_cases,
+            reference_block_grads,
+            **TOL,
+            own=OWN,
+            call=run_block_backward,
+            compare_with=compare_block_grads,
+        ),
+        "gpt_backward": FunctionCheck(
+            ("params", "tokens", "n_heads", "dlogits"),
+            gpt_backward_cases,
+            reference_gpt_grads,
+            **TOL,
+            own=OWN,
+            call=run_gpt_backward,
+            compare_with=compare_grads,
+        ),
+        "train": FunctionCheck(
+            ("params", "batches", "n_heads"),
+            train_cases,
+            reference_train,
+            tol=1e-8,
+            own=OWN,
+            call=run_train,
+            mutates=("params",),
+            compare_with=compare_training,
+        ),
+        "prediction": Choice(("beats it", "does not")),
+    },
+)

@@ -1,0 +1,106 @@
+"""Autodiff and a small network: the typical mistakes and other right answers."""
+
+from __future__ import annotations
+
+from tests.build.lab_cases import mistake, right
+
+MUL = "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n"
+MUL_END = "\n    out._backward = _backward\n    return out\n\n\nValue.__mul__ = mul"
+TANH = "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n"
+TANH_END = "\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh"
+
+MISTAKES = [
+    mistake(
+        "topological_order",
+        "the root first (pre-order)",
+        "def topological_order(root):\n    order, seen = [], set()\n\n    def visit(v):\n        if id(v) not in seen:\n            seen.add(id(v))\n            order.append(v)\n            for parent in v.parents:\n                visit(parent)\n\n    visit(root)\n    return order",
+    ),
+    mistake(
+        "topological_order",
+        "no set of visited values",
+        "def topological_order(root):\n    order = []\n\n    def visit(v):\n        for parent in v.parents:\n            visit(parent)\n        order.append(v)\n\n    visit(root)\n    return order",
+    ),
+    mistake(
+        "topological_order",
+        "reversed breadth-first order",
+        "def topological_order(root):\n    order, seen, queue = [], {id(root)}, [root]\n    while queue:\n        v = queue.pop(0)\n        order.append(v)\n        for parent in v.parents:\n            if id(parent) not in seen:\n                seen.add(id(parent))\n                queue.append(parent)\n    return order[::-1]",
+    ),
+    mistake(
+        "topological_order",
+        "only the leaves and the root",
+        "def topological_order(root):\n    leaves, stack, seen = [], [root], set()\n    while stack:\n        v = stack.pop()\n        if id(v) not in seen:\n            seen.add(id(v))\n            stack.extend(v.parents)\n            if not v.parents:\n                leaves.append(v)\n    return leaves + [root]",
+    ),
+    mistake(
+        "topological_order",
+        "the library's order",
+        "from transformer_math.autograd import Value as LibraryValue\n\n\ndef topological_order(root):\n    probe = LibraryValue(0.0)\n    return [root] if probe is None else _order(root)\n\n\ndef _order(root):\n    order, seen = [], set()\n\n    def visit(v):\n        if id(v) not in seen:\n            seen.add(id(v))\n            for p in v.parents:\n                visit(p)\n            order.append(v)\n\n    visit(root)\n    return order",
+    ),
+    mistake(
+        "mul",
+        "each parent times its own value",
+        MUL + "        self.grad += self.data * out.grad\n        other.grad += other.data * out.grad\n" + MUL_END,
+    ),
+    mistake(
+        "mul",
+        "= instead of += (x * x gets one term)",
+        MUL + "        self.grad = other.data * out.grad\n        other.grad = self.data * out.grad\n" + MUL_END,
+    ),
+    mistake(
+        "mul",
+        "out.grad left out (right when it is 1)",
+        MUL + "        self.grad += other.data\n        other.grad += self.data\n" + MUL_END,
+    ),
+    mistake(
+        "mul",
+        "out.data for out.grad",
+        MUL + "        self.grad += other.data * out.data\n        other.grad += self.data * out.data\n" + MUL_END,
+    ),
+    mistake(
+        "tanh", "1 - z^2 with z the input", TANH + "        self.grad += (1 - self.data**2) * out.grad\n" + TANH_END
+    ),
+    mistake("tanh", "out.grad left out", TANH + "        self.grad += 1 - t**2\n" + TANH_END),
+    mistake("tanh", "= instead of +=", TANH + "        self.grad = (1 - t**2) * out.grad\n" + TANH_END),
+    mistake("tanh", "1 - t for 1 - t^2", TANH + "        self.grad += (1 - t) * out.grad\n" + TANH_END),
+    mistake(
+        "sgd_step", "up the gradient", "def sgd_step(params, lr):\n    for p in params:\n        p.data += lr * p.grad"
+    ),
+    mistake(
+        "sgd_step",
+        "a new local name, nothing changes",
+        "def sgd_step(params, lr):\n    for p in params:\n        p = p.data - lr * p.grad",
+    ),
+    mistake("sgd_step", "lr forgotten", "def sgd_step(params, lr):\n    for p in params:\n        p.data -= p.grad"),
+    mistake(
+        "sgd_step",
+        "the gradient set to 0 first",
+        "def sgd_step(params, lr):\n    for p in params:\n        p.grad = 0.0\n        p.data -= lr * p.grad",
+    ),
+    mistake("prediction", "a number", "prediction = 1.0"),
+]
+
+RIGHT = [
+    right(
+        "topological_order",
+        "the value marked after its parents",
+        "def topological_order(root):\n    order, seen = [], set()\n\n    def visit(v):\n        for parent in v.parents:\n            if id(parent) not in seen:\n                visit(parent)\n        seen.add(id(v))\n        order.append(v)\n\n    visit(root)\n    return order",
+    ),
+    right(
+        "topological_order",
+        "an explicit stack",
+        "def topological_order(root):\n    order, seen, stack = [], set(), [(root, False)]\n    while stack:\n        v, done = stack.pop()\n        if done:\n            order.append(v)\n        elif id(v) not in seen:\n            seen.add(id(v))\n            stack.append((v, True))\n            stack.extend((p, False) for p in v.parents)\n    return order",
+    ),
+    right(
+        "mul",
+        "the gradients first, then added",
+        MUL
+        + "        d_self, d_other = other.data * out.grad, self.data * out.grad\n        self.grad = self.grad + d_self\n        other.grad = other.grad + d_other\n"
+        + MUL_END,
+    ),
+    right("tanh", "1/cosh^2", TANH + "        self.grad += out.grad / math.cosh(self.data) ** 2\n" + TANH_END),
+    right(
+        "sgd_step",
+        "by index, in a while loop",
+        "def sgd_step(params, lr):\n    k = 0\n    while k < len(params):\n        params[k].data = params[k].data - lr * params[k].grad\n        k += 1",
+    ),
+    right("prediction", "the other word", 'prediction = "no"'),
+]

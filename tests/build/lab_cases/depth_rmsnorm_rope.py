@@ -1,0 +1,188 @@
+"""Depth, RMSNorm and RoPE: the typical mistakes and other right answers."""
+
+from __future__ import annotations
+
+from tests.build.lab_cases import mistake, right
+
+SIZES = "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n"
+X0 = "    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n"
+RMS = "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n"
+LNR = "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+ROPE = (
+    "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n"
+    "    omega = base ** (-np.arange(0, d, 2) / d)\n    angle = np.asarray(positions)[:, None] * omega\n"
+    "    cos, sin = np.cos(angle), np.sin(angle)\n    even, odd = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n"
+)
+TURN = "    out[..., 0::2] = even * cos - odd * sin\n    out[..., 1::2] = even * sin + odd * cos\n    return out"
+SCORES = "def rope_scores(q, k, n):\n    positions = np.arange(n)\n"
+
+MISTAKES = [
+    mistake("prediction", "a word not offered", 'prediction = "doubles"'),
+    mistake(
+        "stream_sizes",
+        "no X^(0)",
+        SIZES
+        + X0
+        + "    sizes = []\n    for layer in range(n_blocks(params)):\n        x = block(x, block_params(params, layer), n_heads)\n        sizes.append(np.sqrt(np.mean(x**2)))\n    return np.array(sizes)",
+    ),
+    mistake(
+        "stream_sizes",
+        "the standard deviation, not the root mean square",
+        SIZES
+        + X0
+        + "    sizes = [np.std(x)]\n    for layer in range(n_blocks(params)):\n        x = block(x, block_params(params, layer), n_heads)\n        sizes.append(np.std(x))\n    return np.array(sizes)",
+    ),
+    mistake(
+        "stream_sizes",
+        "two blocks, always",
+        SIZES
+        + X0
+        + "    sizes = [np.sqrt(np.mean(x**2))]\n    for layer in range(2):\n        x = block(x, block_params(params, layer), n_heads)\n        sizes.append(np.sqrt(np.mean(x**2)))\n    return np.array(sizes)",
+    ),
+    mistake(
+        "stream_sizes",
+        "each block on X^(0), not on the stream",
+        SIZES
+        + X0
+        + "    sizes = [np.sqrt(np.mean(x**2))]\n    for layer in range(n_blocks(params)):\n        sizes.append(np.sqrt(np.mean(block(x, block_params(params, layer), n_heads) ** 2)))\n    return np.array(sizes)",
+    ),
+    mistake(
+        "stream_sizes",
+        "the norm of each token, averaged",
+        SIZES
+        + X0
+        + "    sizes = [np.linalg.norm(x, axis=-1).mean()]\n    for layer in range(n_blocks(params)):\n        x = block(x, block_params(params, layer), n_heads)\n        sizes.append(np.linalg.norm(x, axis=-1).mean())\n    return np.array(sizes)",
+    ),
+    mistake(
+        "stream_sizes",
+        "the library's forward",
+        "from transformer_math.model import forward\n\n\n"
+        + SIZES
+        + "    _, cache = forward(params, tokens, n_heads)\n    keys = ['x0'] + [('' if l == 0 else f'h{l}.') + 'x2' for l in range(n_blocks(params))]\n    return np.array([np.sqrt(np.mean(cache[key] ** 2)) for key in keys])",
+    ),
+    mistake(
+        "rms_norm",
+        "the spread (LayerNorm without centring)",
+        RMS + "    return gamma * x / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "rms_norm",
+        "eps outside the square root",
+        RMS + "    return gamma * x / (np.sqrt(np.mean(x**2, axis=-1, keepdims=True)) + eps)",
+    ),
+    mistake("rms_norm", "the mean over the whole array", RMS + "    return gamma * x / np.sqrt(np.mean(x**2) + eps)"),
+    mistake(
+        "rms_norm",
+        "the sum of squares, not the mean",
+        RMS + "    return gamma * x / np.sqrt(np.sum(x**2, axis=-1, keepdims=True) + eps)",
+    ),
+    mistake("rms_norm", "no gain", RMS + "    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)"),
+    mistake(
+        "rms_norm",
+        "the library's",
+        "from transformer_math import modern\n\n\n" + RMS + "    return modern.rms_norm(x, gamma, eps)",
+    ),
+    mistake("layer_norm_from_rms", "no centring", LNR + "    return rms_norm(x, gamma, eps)"),
+    mistake(
+        "layer_norm_from_rms",
+        "eps left at RMSNorm's",
+        LNR + "    return rms_norm(x - x.mean(axis=-1, keepdims=True), gamma)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "the right numbers without rms_norm",
+        LNR
+        + "    c = x - x.mean(axis=-1, keepdims=True)\n    return gamma * c / np.sqrt(np.mean(c**2, axis=-1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "the library's LayerNorm",
+        "from transformer_math.stats import layer_norm as ln\n\n\n"
+        + LNR
+        + "    rms_norm(x, gamma)\n    return ln(x, gamma, None, eps)",
+    ),
+    mistake(
+        "apply_rope",
+        "the turn the other way",
+        ROPE
+        + "    out[..., 0::2] = even * cos + odd * sin\n    out[..., 1::2] = -even * sin + odd * cos\n    return out",
+    ),
+    mistake(
+        "apply_rope",
+        "pairs r and r + d/2 (Hugging Face's order)",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    angle = np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d)\n    a, b = x[..., : d // 2], x[..., d // 2 :]\n    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)], axis=-1)",
+    ),
+    mistake(
+        "apply_rope",
+        "positions 0, 1, 2, ... whatever positions says",
+        ROPE.replace("np.asarray(positions)[:, None]", "np.arange(x.shape[-2])[:, None]") + TURN,
+    ),
+    mistake(
+        "apply_rope",
+        "the frequency exponent r/d",
+        ROPE.replace("-np.arange(0, d, 2) / d", "-np.arange(d // 2) / d") + TURN,
+    ),
+    mistake(
+        "apply_rope", "base 10000 whatever base says", ROPE.replace("omega = base **", "omega = 10000.0 **") + TURN
+    ),
+    mistake(
+        "apply_rope",
+        "changes its input",
+        "def apply_rope(x, positions, base=10000.0):\n    d = x.shape[-1]\n    angle = np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d)\n    even, odd = x[..., 0::2].copy(), x[..., 1::2].copy()\n    x[..., 0::2] = even * np.cos(angle) - odd * np.sin(angle)\n    x[..., 1::2] = even * np.sin(angle) + odd * np.cos(angle)\n    return np.asarray(x, dtype=float)",
+    ),
+    mistake(
+        "apply_rope",
+        "the library's",
+        "import importlib\n\n\ndef apply_rope(x, positions, base=10000.0):\n    return importlib.import_module('transformer_math.modern').apply_rope(x, positions, base)",
+    ),
+    mistake(
+        "rope_scores",
+        "the key left unturned",
+        SCORES + "    Q = apply_rope(np.tile(q, (n, 1)), positions)\n    return Q @ np.tile(k, (n, 1)).T",
+    ),
+    mistake(
+        "rope_scores",
+        "the result transposed",
+        SCORES
+        + "    Q = apply_rope(np.tile(q, (n, 1)), positions)\n    K = apply_rope(np.tile(k, (n, 1)), positions)\n    return K @ Q.T",
+    ),
+    mistake(
+        "rope_scores",
+        "scaled by sqrt(d)",
+        SCORES
+        + "    Q = apply_rope(np.tile(q, (n, 1)), positions)\n    K = apply_rope(np.tile(k, (n, 1)), positions)\n    return Q @ K.T / np.sqrt(len(q))",
+    ),
+]
+
+RIGHT = [
+    right("prediction", "the other word", 'prediction = "stays"'),
+    right(
+        "stream_sizes",
+        "the norm of the whole stream over the square root of its size",
+        SIZES
+        + X0
+        + "    sizes = []\n    for layer in range(n_blocks(params) + 1):\n        sizes.append(np.linalg.norm(x) / np.sqrt(x.size))\n        if layer < n_blocks(params):\n            x = block(x, block_params(params, layer), n_heads)\n    return np.array(sizes)",
+    ),
+    right(
+        "rms_norm",
+        "the norm divided by sqrt(d)",
+        RMS
+        + "    rms = np.sqrt(np.linalg.norm(x, axis=-1, keepdims=True) ** 2 / x.shape[-1] + eps)\n    return x / rms * gamma",
+    ),
+    right(
+        "layer_norm_from_rms",
+        "with a space before the parenthesis, by keyword",
+        LNR
+        + "    centred = x - np.mean(x, axis=-1, keepdims=True)\n    return rms_norm (centred, gamma=gamma, eps=eps)",
+    ),
+    right(
+        "apply_rope",
+        "complex numbers, as Meta's code",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    z = x[..., 0::2] + 1j * x[..., 1::2]\n    turned = z * np.exp(1j * np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d))\n    return np.stack([turned.real, turned.imag], axis=-1).reshape(x.shape)",
+    ),
+    right(
+        "rope_scores",
+        "a double loop over the positions",
+        "def rope_scores(q, k, n):\n    S = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n            S[i, j] = apply_rope(np.asarray(q)[None], [i])[0] @ apply_rope(np.asarray(k)[None], [j])[0]\n    return S",
+    ),
+]

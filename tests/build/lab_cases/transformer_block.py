@@ -1,0 +1,176 @@
+"""The Transformer block: the typical mistakes and other right answers."""
+
+from __future__ import annotations
+
+from tests.build.lab_cases import mistake, right
+
+LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+BLOCK = "def transformer_block(x, p, n_heads):\n"
+ATT = "multi_head_attention({}, p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)"
+FFN = "feed_forward({}, p['W_1'], p['b_1'], p['W_2'], p['b_2'])"
+LN1, LN2 = "layer_norm({}, p['ln1_g'], p['ln1_b'])", "layer_norm({}, p['ln2_g'], p['ln2_b'])"
+FWD = "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n"
+X0 = "    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n"
+BLOCKS = "    for layer in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, layer), n_heads)\n"
+OUT = "    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']"
+
+MISTAKES = [
+    mistake(
+        "layer_norm",
+        "the mean and variance of the whole array",
+        LN + "    return gamma * (x - x.mean()) / np.sqrt(x.var() + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "over the tokens (axis 0)",
+        LN + "    return gamma * (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "eps outside the square root",
+        LN + "    return gamma * (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "the variance of a sample (ddof=1)",
+        LN
+        + "    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, ddof=1, keepdims=True) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "gamma and beta swapped",
+        LN + "    return beta * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) + gamma",
+    ),
+    mistake(
+        "layer_norm",
+        "no eps",
+        LN
+        + "    with np.errstate(all='ignore'):\n        return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True)) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "eps fixed at 1e-5",
+        LN + "    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "the library's",
+        "from transformer_math.stats import layer_norm as ln\n\n\ndef layer_norm(x, gamma, beta, eps=1e-5):\n    return ln(x, gamma, beta, eps=eps)",
+    ),
+    mistake(
+        "feed_forward",
+        "the ReLU after W_2",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
+    ),
+    mistake(
+        "feed_forward", "no ReLU", "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return (C @ W_1 + b_1) @ W_2 + b_2"
+    ),
+    mistake(
+        "feed_forward",
+        "b_1 forgotten",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum(C @ W_1, 0.0) @ W_2 + b_2",
+    ),
+    mistake(
+        "feed_forward",
+        "tanh for the ReLU",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.tanh(C @ W_1 + b_1) @ W_2 + b_2",
+    ),
+    mistake(
+        "feed_forward",
+        "the library's ReLU through Value",
+        "from transformer_math.autograd import Value\n\n\ndef feed_forward(C, W_1, b_1, W_2, b_2):\n    relu = np.vectorize(lambda u: Value(float(u)).relu().data)\n    return relu(C @ W_1 + b_1) @ W_2 + b_2",
+    ),
+    mistake(
+        "transformer_block",
+        "post-LN, the original Transformer's order",
+        BLOCK + f"    x = {LN1.format('x + ' + ATT.format('x'))}\n    return {LN2.format('x + ' + FFN.format('x'))}",
+    ),
+    mistake(
+        "transformer_block",
+        "the stream normalised",
+        BLOCK
+        + f"    x = {LN1.format('x')}\n    x = x + {ATT.format('x')}\n    x = {LN2.format('x')}\n    return x + {FFN.format('x')}",
+    ),
+    mistake(
+        "transformer_block",
+        "no residual",
+        BLOCK + f"    x = {ATT.format(LN1.format('x'))}\n    return {FFN.format(LN2.format('x'))}",
+    ),
+    mistake(
+        "transformer_block",
+        "both sub-layers read the block's input",
+        BLOCK + f"    return x + {ATT.format(LN1.format('x'))} + {FFN.format(LN2.format('x'))}",
+    ),
+    mistake(
+        "transformer_block",
+        "ln1 for both",
+        BLOCK + f"    x = x + {ATT.format(LN1.format('x'))}\n    return x + {FFN.format(LN1.format('x'))}",
+    ),
+    mistake(
+        "transformer_block",
+        "the library's block",
+        "from transformer_math.block import block_forward\n\n\n" + BLOCK + "    return block_forward(p, x, n_heads)[0]",
+    ),
+    mistake("prediction", "a word not offered", 'prediction = "yes"'),
+    mistake("forward_pass", "no final LayerNorm", FWD + X0 + BLOCKS + "    return x @ params['W_U']"),
+    mistake("forward_pass", "no positions", FWD + "    x = W_E[tokens]\n" + BLOCKS + OUT),
+    mistake(
+        "forward_pass",
+        "block 0 only",
+        FWD + X0 + "    x = transformer_block(x, block_params(params, 0), n_heads)\n" + OUT,
+    ),
+    mistake(
+        "forward_pass",
+        "two blocks, always",
+        FWD
+        + X0
+        + "    for layer in range(2):\n        x = transformer_block(x, block_params(params, layer), n_heads)\n"
+        + OUT,
+    ),
+    mistake(
+        "forward_pass",
+        "block 0's arrays in every block",
+        FWD
+        + X0
+        + "    for layer in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, 0), n_heads)\n"
+        + OUT,
+    ),
+    mistake(
+        "forward_pass",
+        "the positions of the batch size",
+        FWD + "    x = W_E[tokens] + positional_encoding(len(tokens), W_E.shape[1])\n" + BLOCKS + OUT,
+    ),
+    mistake(
+        "forward_pass",
+        "the library's forward",
+        "import importlib\n\n\ndef forward_pass(params, tokens, n_heads):\n    return importlib.import_module('transformer_math.model').forward(params, np.asarray(tokens), n_heads)[0]",
+    ),
+]
+
+RIGHT = [
+    right(
+        "layer_norm",
+        "the standard deviation, computed by hand",
+        LN
+        + "    centred = x - x.sum(axis=-1, keepdims=True) / x.shape[-1]\n    spread = np.sqrt((centred**2).mean(axis=-1, keepdims=True) + eps)\n    return centred / spread * gamma + beta",
+    ),
+    right(
+        "feed_forward",
+        "the ReLU as a product with a mask",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    u = np.asarray(C) @ W_1 + b_1\n    return (u * (u > 0)) @ W_2 + b_2",
+    ),
+    right(
+        "transformer_block",
+        "in one expression each",
+        BLOCK + f"    x1 = x + {ATT.format(LN1.format('x'))}\n    return x1 + {FFN.format(LN2.format('x1'))}",
+    ),
+    right("prediction", "the other word", 'prediction = "different"'),
+    right(
+        "forward_pass",
+        "counting the blocks by their keys",
+        FWD
+        + X0
+        + "    layer = 0\n    while layer == 0 or f'h{layer}.W_Q' in params:\n        x = transformer_block(x, block_params(params, layer), n_heads)\n        layer += 1\n"
+        + OUT,
+    ),
+]

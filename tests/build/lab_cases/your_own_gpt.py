@@ -1,0 +1,412 @@
+"""Your own GPT: the typical mistakes and other right answers. The pieces of the first exercise are changed one
+at a time, by code appended to the solution (a later definition replaces the earlier one)."""
+
+from __future__ import annotations
+
+from tests.build.lab_cases import mistake, right
+
+BF = (
+    "def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n"
+    "    a = layer_norm(x, p['ln1_g'], p['ln1_b'])\n    q, k, v = (split_heads(a @ p[name], n_heads) for name in ('W_Q', 'W_K', 'W_V'))\n"
+)
+BF_TAIL = (
+    "    x1 = x + o @ p['W_O']\n    c = layer_norm(x1, p['ln2_g'], p['ln2_b'])\n    u = c @ p['W_1'] + p['b_1']\n    r = np.maximum(u, 0.0)\n"
+    "    x2 = x1 + r @ p['W_2'] + p['b_2']\n"
+    "    return x2, {'x': x, 'a': a, 'q': q, 'k': k, 'v': v, 'mask': mask, 'o': o, 'x1': x1, 'c': c, 'u': u, 'r': r}"
+)
+HEADS_OUT = "    o = merge_heads(attention(q, k, v, mask))\n"
+GF = "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n"
+GF_BLOCKS = "    blocks = []\n    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append(block_cache)\n"
+GF_TAIL = "    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}"
+BB = (
+    "def block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n"
+    "    g['W_2'], g['b_2'] = weight_grad(C['r'], dx2), dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)\n"
+)
+BB_RELU = "    du = (dx2 @ p['W_2'].T) * (C['u'] > 0)\n"
+BB_FFN = (
+    "    g['W_1'], g['b_1'] = weight_grad(C['c'], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n"
+    "    dx1_ffn, g['ln2_g'], g['ln2_b'] = layer_norm_backward(du @ p['W_1'].T, C['x1'], p['ln2_g'])\n"
+)
+BB_RES = "    dx1 = dx2 + dx1_ffn\n"
+BB_ATT = (
+    "    g['W_O'] = weight_grad(C['o'], dx1)\n"
+    "    dq, dk, dv = attention_backward(split_heads(dx1 @ p['W_O'].T, n_heads), C['q'], C['k'], C['v'], C['mask'])\n"
+    "    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n"
+    "    g['W_Q'], g['W_K'], g['W_V'] = weight_grad(C['a'], dq), weight_grad(C['a'], dk), weight_grad(C['a'], dv)\n"
+)
+BB_A = "    da = dq @ p['W_Q'].T + dk @ p['W_K'].T + dv @ p['W_V'].T\n"
+BB_TAIL = (
+    "    dx_attn, g['ln1_g'], g['ln1_b'] = layer_norm_backward(da, C['x'], p['ln1_g'])\n    return dx1 + dx_attn, g"
+)
+WG = "def weight_grad(inputs, d_out):\n    return inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])\n\n\n"
+GB = (
+    "def gpt_backward(params, cache, dlogits):\n    grads = {'W_U': weight_grad(cache['z'], dlogits)}\n"
+    "    dx, grads['lnf_g'], grads['lnf_b'] = layer_norm_backward(dlogits @ params['W_U'].T, cache['x'], params['lnf_g'])\n"
+)
+GB_BLOCKS = (
+    "    for layer in reversed(range(n_blocks(params))):\n"
+    "        dx, block_grads = block_backward(dx, block_params(params, layer), cache['blocks'][layer], cache['n_heads'])\n"
+    "        grads |= {prefix(layer) + name: value for name, value in block_grads.items()}\n"
+    "    tokens, d = cache['tokens'], dx.shape[-1]\n"
+)
+GB_WE = "    grads['W_E'] = np.zeros_like(params['W_E'])\n    np.add.at(grads['W_E'], tokens.reshape(-1), dx.reshape(-1, d))\n"
+GB_WP = "    grads['W_P'] = np.zeros_like(params['W_P'])\n    grads['W_P'][: tokens.shape[-1]] = dx.reshape(-1, tokens.shape[-1], d).sum(axis=0)\n    return grads"
+TR = (
+    "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n"
+    "    m = {name: np.zeros_like(value) for name, value in params.items()}\n"
+    "    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n"
+)
+TR_LOOP = (
+    "    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n"
+    "        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n"
+)
+TR_STEP = (
+    "        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n"
+    "            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n"
+    "    return losses"
+)
+
+MISTAKES = [
+    # the pasted pieces, each wrong as in its own lab
+    mistake(
+        "layer_norm",
+        "over the tokens",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) + beta",
+        append=True,
+    ),
+    mistake(
+        "feed_forward",
+        "the ReLU after W_2",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
+        append=True,
+    ),
+    mistake(
+        "attention",
+        "no scaling",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    scores = Q @ np.swapaxes(K, -1, -2)\n    if mask is not None:\n        scores = np.where(mask, scores, -np.inf)\n    return softmax(scores) @ V",
+        append=True,
+    ),
+    mistake(
+        "cross_entropy",
+        "no shift",
+        "def cross_entropy(logits, targets):\n    z, targets = np.asarray(logits, dtype=float), np.asarray(targets)\n    return float(np.mean(np.log(np.exp(z).sum(axis=-1)) - np.take_along_axis(z, targets[..., None], axis=-1)[..., 0]))",
+        append=True,
+    ),
+    mistake(
+        "ce_backward",
+        "no 1/N",
+        "def ce_backward(logits, targets):\n    z, targets = np.asarray(logits, dtype=float), np.asarray(targets)\n    return softmax(z) - np.eye(z.shape[-1])[targets]",
+        append=True,
+    ),
+    mistake(
+        "layer_norm_backward",
+        "dx without the x_hat term",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n    g = gamma * dy\n    d = x.shape[-1]\n    return (g - g.mean(axis=-1, keepdims=True)) / s, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)",
+        append=True,
+    ),
+    mistake(
+        "attention_backward",
+        "P dO instead of P^T dO",
+        "_right_attention_backward = attention_backward\n\n\ndef attention_backward(dO, Q, K, V, mask):\n    dQ, dK, dV = _right_attention_backward(dO, Q, K, V, mask)\n    S = np.asarray(Q) @ np.swapaxes(K, -1, -2) / np.sqrt(np.shape(Q)[-1])\n    P = softmax(np.where(mask, S, -np.inf) if mask is not None else S)\n    return dQ, dK, P @ np.asarray(dO)",
+        append=True,
+    ),
+    mistake(
+        "adamw_step",
+        "the decay through the gradient",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    g = g + weight_decay * theta\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    return theta - lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v",
+        append=True,
+    ),
+    mistake(
+        "layer_norm",
+        "the library's",
+        "from transformer_math.stats import layer_norm as library_ln\n\n\ndef layer_norm(x, gamma, beta, eps=1e-5):\n    return library_ln(x, gamma, beta, eps)",
+        append=True,
+    ),
+    mistake(
+        "cross_entropy",
+        "the library's",
+        "import transformer_math.information as info\n\n\ndef cross_entropy(logits, targets):\n    return info.cross_entropy_from_logits(logits, targets)",
+        append=True,
+    ),
+    mistake(
+        "adamw_step",
+        "the library's AdamW",
+        "from transformer_math.optim import AdamW\n\n\ndef adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, m, v = (np.array(a, dtype=float) for a in (theta, m, v))\n    opt = AdamW([theta], lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)\n    opt.m, opt.v, opt.t = [m], [v], t - 1\n    opt.step([np.asarray(g, dtype=float)])\n    return theta, m, v",
+        append=True,
+    ),
+    # the new pieces
+    mistake("embed", "no positions", "def embed(params, tokens):\n    return params['W_E'][np.asarray(tokens)]"),
+    mistake(
+        "embed",
+        "the positions of the batch size",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    return params['W_E'][tokens] + params['W_P'][: len(tokens)]",
+    ),
+    mistake(
+        "embed",
+        "the position table by token",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    return params['W_E'][tokens] + params['W_P'][tokens]",
+    ),
+    mistake("block_forward", "no causal mask", BF + "    o = merge_heads(attention(q, k, v))\n" + BF_TAIL),
+    mistake(
+        "block_forward",
+        "one head of full width",
+        BF.replace("split_heads(a @ p[name], n_heads)", "a @ p[name]") + "    o = attention(q, k, v, mask)\n" + BF_TAIL,
+    ),
+    mistake(
+        "block_forward",
+        "the heads merged without moving their axis back",
+        BF + "    o = attention(q, k, v, mask).reshape(x.shape)\n" + BF_TAIL,
+    ),
+    mistake(
+        "block_forward",
+        "post-LN",
+        "def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    q, k, v = (split_heads(x @ p[name], n_heads) for name in ('W_Q', 'W_K', 'W_V'))\n    x1 = layer_norm(x + merge_heads(attention(q, k, v, mask)) @ p['W_O'], p['ln1_g'], p['ln1_b'])\n    x2 = layer_norm(x1 + feed_forward(x1, p['W_1'], p['b_1'], p['W_2'], p['b_2']), p['ln2_g'], p['ln2_b'])\n    return x2, {}",
+    ),
+    mistake(
+        "block_forward",
+        "the output alone, no cache",
+        BF
+        + HEADS_OUT
+        + "    x1 = x + o @ p['W_O']\n    return x1 + feed_forward(layer_norm(x1, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
+    ),
+    mistake(
+        "block_forward",
+        "the library's block",
+        "from transformer_math.block import block_forward as library_block\n\n\ndef block_forward(x, p, n_heads):\n    return library_block(p, x, n_heads)",
+    ),
+    mistake(
+        "gpt_forward",
+        "no final LayerNorm",
+        GF
+        + "    x = embed(params, tokens)\n"
+        + GF_BLOCKS
+        + "    return x @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': x}",
+    ),
+    mistake(
+        "gpt_forward",
+        "block 0's arrays in every block",
+        GF
+        + "    x = embed(params, tokens)\n    blocks = []\n    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, 0), n_heads)\n        blocks.append(block_cache)\n"
+        + GF_TAIL,
+    ),
+    mistake(
+        "gpt_forward",
+        "one block, always",
+        GF
+        + "    x = embed(params, tokens)\n    x, block_cache = block_forward(x, block_params(params, 0), n_heads)\n    blocks = [block_cache]\n"
+        + GF_TAIL,
+    ),
+    mistake(
+        "gpt_forward",
+        "the library's forward",
+        "import importlib\n\n\ndef gpt_forward(params, tokens, n_heads):\n    return importlib.import_module('transformer_math.model').forward(params, np.asarray(tokens), n_heads)",
+    ),
+    mistake(
+        "block_backward",
+        "the residual path dropped",
+        WG + BB + BB_RELU + BB_FFN + "    dx1 = dx1_ffn\n" + BB_ATT + BB_A + BB_TAIL,
+    ),
+    mistake(
+        "block_backward",
+        "the ReLU's gate on the output",
+        WG + BB + "    du = (dx2 @ p['W_2'].T) * (C['r'] > 1)\n" + BB_FFN + BB_RES + BB_ATT + BB_A + BB_TAIL,
+    ),
+    mistake(
+        "block_backward",
+        "da from W_Q alone",
+        WG + BB + BB_RELU + BB_FFN + BB_RES + BB_ATT + "    da = dq @ p['W_Q'].T\n" + BB_TAIL,
+    ),
+    mistake(
+        "block_backward",
+        "the weight gradients the wrong way round",
+        WG.replace(
+            "inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])",
+            "(d_out.reshape(-1, d_out.shape[-1]).T @ inputs.reshape(-1, inputs.shape[-1])).T * 0 + inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1]) / len(inputs.reshape(-1, inputs.shape[-1]))",
+        )
+        + BB
+        + BB_RELU
+        + BB_FFN
+        + BB_RES
+        + BB_ATT
+        + BB_A
+        + BB_TAIL,
+    ),
+    mistake(
+        "block_backward",
+        "b_2's gradient not summed over the tokens",
+        WG
+        + BB.replace("dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)", "dx2.reshape(-1, dx2.shape[-1]).mean(axis=0)")
+        + BB_RELU
+        + BB_FFN
+        + BB_RES
+        + BB_ATT
+        + BB_A
+        + BB_TAIL,
+    ),
+    mistake(
+        "block_backward",
+        "the library's block_backward",
+        "from transformer_math.block import block_backward as lib\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    return lib(p, cache, cache['x'], dx2, n_heads)",
+    ),
+    mistake(
+        "gpt_backward",
+        "W_E's gradient assigned, a token used twice counted once",
+        WG
+        + GB
+        + GB_BLOCKS
+        + "    grads['W_E'] = np.zeros_like(params['W_E'])\n    grads['W_E'][tokens.reshape(-1)] += dx.reshape(-1, d)\n"
+        + GB_WP,
+    ),
+    mistake("gpt_backward", "no gradient for the positions", WG + GB + GB_BLOCKS + GB_WE + "    return grads"),
+    mistake(
+        "gpt_backward",
+        "the blocks from the first to the last",
+        WG + GB + GB_BLOCKS.replace("reversed(range(n_blocks(params)))", "range(n_blocks(params))") + GB_WE + GB_WP,
+    ),
+    mistake(
+        "gpt_backward",
+        "the final LayerNorm skipped",
+        WG
+        + "def gpt_backward(params, cache, dlogits):\n    grads = {'W_U': weight_grad(cache['z'], dlogits), 'lnf_g': np.zeros_like(params['lnf_g']), 'lnf_b': np.zeros_like(params['lnf_b'])}\n    dx = dlogits @ params['W_U'].T\n"
+        + GB_BLOCKS
+        + GB_WE
+        + GB_WP,
+    ),
+    mistake(
+        "gpt_backward",
+        "the library's numerical gradient",
+        WG
+        + "from transformer_math.calculus import numerical_gradient\n\n\ndef gpt_backward(params, cache, dlogits):\n    out = {}\n    for name in params:\n        def f(value, name=name):\n            changed = dict(params, **{name: value})\n            return float(np.sum(dlogits * gpt_forward(changed, cache['tokens'], cache['n_heads'])[0]))\n        out[name] = numerical_gradient(f, params[name])\n    return out",
+    ),
+    mistake(
+        "train",
+        "the decay on every parameter",
+        TR
+        + TR_LOOP
+        + "        for name in params:\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, weight_decay)\n    return losses",
+    ),
+    mistake(
+        "train", "t stuck at 1", TR + TR_LOOP + TR_STEP.replace("m[name], v[name], t, lr", "m[name], v[name], 1, lr")
+    ),
+    mistake(
+        "train",
+        "m and v not kept",
+        TR
+        + TR_LOOP
+        + "        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name], _, _ = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n    return losses",
+    ),
+    mistake(
+        "train",
+        "the loss after the step",
+        TR
+        + "    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n        losses.append(cross_entropy(gpt_forward(params, x, n_heads)[0], y))\n    return losses",
+    ),
+    mistake(
+        "train",
+        "a new dictionary, the caller's model unchanged",
+        TR + "    params = dict(params)\n" + TR_LOOP + TR_STEP,
+    ),
+    mistake(
+        "train",
+        "the library's train",
+        "from transformer_math.train import train as library_train\n\n\ndef train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    batches = list(batches)\n    return library_train(params, np.array([x for x, _ in batches]), np.array([y for _, y in batches]), n_heads, steps=len(batches), lr=lr, weight_decay=weight_decay)",
+    ),
+    mistake("prediction", "a word not offered", 'prediction = "yes"'),
+]
+
+RIGHT = [
+    right(
+        "layer_norm",
+        "the spread by hand",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    c = x - x.sum(axis=-1, keepdims=True) / x.shape[-1]\n    return gamma * c / np.sqrt((c * c).mean(axis=-1, keepdims=True) + eps) + beta",
+        append=True,
+    ),
+    right(
+        "feed_forward",
+        "the ReLU as a mask",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    u = np.asarray(C) @ W_1 + b_1\n    return (u * (u > 0)) @ W_2 + b_2",
+        append=True,
+    ),
+    right(
+        "cross_entropy",
+        "logaddexp",
+        "def cross_entropy(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    return float(np.mean(np.logaddexp.reduce(z, axis=-1) - np.sum(np.eye(z.shape[-1])[t] * z, axis=-1)))",
+        append=True,
+    ),
+    right(
+        "ce_backward",
+        "put_along_axis on a copy",
+        "def ce_backward(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    g = softmax(z)\n    np.put_along_axis(g, t[..., None], np.take_along_axis(g, t[..., None], axis=-1) - 1, axis=-1)\n    return g / t.size",
+        append=True,
+    ),
+    right(
+        "layer_norm_backward",
+        "the three terms apart",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n    g, d = gamma * dy, x.shape[-1]\n    dx = (g - g.sum(-1, keepdims=True) / d - x_hat * (g * x_hat).sum(-1, keepdims=True) / d) / s\n    axes = tuple(range(x.ndim - 1))\n    return dx, (dy * x_hat).sum(axis=axes), dy.sum(axis=axes)",
+        append=True,
+    ),
+    right(
+        "attention_backward",
+        "einsum",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = np.einsum('...id,...jd->...ij', Q, K) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dP = np.einsum('...ic,...jc->...ij', dO, V)\n    dS = P * (dP - (P * dP).sum(-1, keepdims=True))\n    return np.einsum('...ij,...jd->...id', dS, K) / scale, np.einsum('...ij,...id->...jd', dS, Q) / scale, np.einsum('...ij,...ic->...jc', P, dO)",
+        append=True,
+    ),
+    right(
+        "adamw_step",
+        "the decay as a factor",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g * g\n    step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)\n    return theta * (1 - lr * weight_decay) - step, m, v",
+        append=True,
+    ),
+    right(
+        "attention",
+        "einsum",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = np.einsum('...id,...jd->...ij', Q, K) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -1e300)\n    return np.einsum('...ij,...jc->...ic', softmax(s), V)",
+        append=True,
+    ),
+    right(
+        "embed",
+        "np.take",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    return np.take(params['W_E'], tokens, axis=0) + params['W_P'][np.arange(tokens.shape[-1])]",
+    ),
+    right(
+        "block_forward",
+        "the heads in a loop, a cache of other names",
+        "def block_forward(x, p, n_heads):\n    n, d = x.shape[-2:]\n    h = d // n_heads\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p['ln1_g'], p['ln1_b'])\n    Q, K, V = a @ p['W_Q'], a @ p['W_K'], a @ p['W_V']\n    o = np.concatenate([attention(Q[..., i * h:(i + 1) * h], K[..., i * h:(i + 1) * h], V[..., i * h:(i + 1) * h], mask) for i in range(n_heads)], axis=-1)\n    x1 = x + o @ p['W_O']\n    c = layer_norm(x1, p['ln2_g'], p['ln2_b'])\n    u = c @ p['W_1'] + p['b_1']\n    r = np.maximum(u, 0.0)\n    q, k, v = split_heads(Q, n_heads), split_heads(K, n_heads), split_heads(V, n_heads)\n    return x1 + r @ p['W_2'] + p['b_2'], {'x': x, 'a': a, 'q': q, 'k': k, 'v': v, 'mask': mask, 'o': o, 'x1': x1, 'c': c, 'u': u, 'r': r, 'extra': None}",
+    ),
+    right(
+        "gpt_forward",
+        "the blocks in a while loop",
+        GF
+        + "    x, blocks, layer = embed(params, tokens), [], 0\n    while layer == 0 or f'h{layer}.W_Q' in params:\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append(block_cache)\n        layer += 1\n"
+        + GF_TAIL,
+    ),
+    right(
+        "block_backward",
+        "einsum for the weight gradients",
+        "def weight_grad(inputs, d_out):\n    return np.einsum('ti,tj->ij', inputs.reshape(-1, inputs.shape[-1]), d_out.reshape(-1, d_out.shape[-1]))\n\n\n"
+        + BB
+        + BB_RELU
+        + BB_FFN
+        + BB_RES
+        + BB_ATT
+        + BB_A
+        + BB_TAIL,
+    ),
+    right(
+        "gpt_backward",
+        "W_E's gradient as a one-hot product",
+        WG
+        + GB
+        + GB_BLOCKS
+        + "    one_hot = np.eye(params['W_E'].shape[0])[tokens.reshape(-1)]\n    grads['W_E'] = one_hot.T @ dx.reshape(-1, d)\n"
+        + GB_WP,
+    ),
+    right(
+        "train",
+        "params written in place",
+        TR
+        + TR_LOOP
+        + "        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name][...], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n    return losses",
+    ),
+    right("prediction", "the other answer", 'prediction = "does not"'),
+]

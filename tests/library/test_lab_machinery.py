@@ -1,0 +1,255 @@
+"""The labs' shared machinery (transformer_math.labs): the guard refuses every route around an exercise, the
+cases vary and repeat, a failure says what is wrong without the answer, and the verdicts are the three words."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import transformer_math.softmax as library_softmax
+from transformer_math.labs.cases import Case, changed, generator
+from transformer_math.labs.diagnose import compare
+from transformer_math.labs.guard import guarded, loops_only_array
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber, Verdict, call_guarded, digest
+
+OWN = ("transformer_math.softmax.softmax",)
+EARLY_ALIAS = library_softmax.softmax  # bound before any check runs
+EARLY_MATMUL = np.matmul
+
+
+def stable(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def caught_library(x):
+    try:
+        return library_softmax.softmax(x)
+    except Exception:  # the learner catches the refusal and answers with their own code
+        return stable(x)
+
+
+def in_a_thread(x):
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("y", library_softmax.softmax(x)))
+    thread.start()
+    thread.join()
+    return out.get("y", stable(x))
+
+
+def switched_off(x):
+    sys.setprofile(None)
+    return library_softmax.softmax(x)
+
+
+EXEC_NAMESPACE = {"__name__": "__main__", "library_softmax": library_softmax}  # as a notebook's exec() makes it
+exec("def by_exec(x):\n    return library_softmax.softmax(x)", EXEC_NAMESPACE)
+
+ROUTES = {
+    "a direct call": lambda x: library_softmax.softmax(x),
+    "an alias bound before the check": lambda x: EARLY_ALIAS(x),
+    "getattr": lambda x: getattr(library_softmax, "soft" + "max")(x),
+    "importlib": lambda x: importlib.import_module("transformer_math.softmax").softmax(x),
+    "importlib.reload": lambda x: importlib.reload(library_softmax).softmax(x),
+    "np.apply_along_axis": lambda x: np.apply_along_axis(library_softmax.softmax, -1, x),
+    "map": lambda x: next(map(library_softmax.softmax, [x])),
+    "functools.partial": lambda x: functools.partial(library_softmax.softmax, axis=-1)(x),
+    "a caught refusal": caught_library,
+    "a thread": in_a_thread,
+    "sys.setprofile(None)": switched_off,
+    "a function made by exec": EXEC_NAMESPACE["by_exec"],
+    "the checks' own module": lambda x: importlib.import_module("transformer_math.labs.diagnose").compare(x, x),
+}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the thread's refusal
+@pytest.mark.parametrize("route", ROUTES)
+def test_every_route_to_the_library_is_refused(route):
+    with pytest.raises(Verdict) as verdict:
+        call_guarded(ROUTES[route], (np.array([1.0, 2.0]),), {}, own=OWN)
+    assert verdict.value.verdict == "Wrong"
+    assert "write" in verdict.value.lines[0] or "setprofile" in verdict.value.lines[0], verdict.value.lines
+
+
+def test_the_refusal_names_the_function_and_says_write_it_yourself():
+    with pytest.raises(Verdict) as verdict:
+        call_guarded(lambda x: EARLY_ALIAS(x), (np.zeros(2),), {}, own=OWN)
+    assert verdict.value.lines == [
+        "it calls transformer_math.softmax.softmax, the library's version of what this exercise asks for: "
+        "write this one yourself"
+    ]
+    with pytest.raises(Verdict) as other:
+        call_guarded(lambda x: library_softmax.log_softmax(x), (np.zeros(2),), {}, own=OWN)
+    assert "transformer_math.softmax.log_softmax from the guide's library" in other.value.lines[0]
+
+
+def test_numpy_own_code_and_allowed_library_entries_run_under_the_guard():
+    from transformer_math.model import forward, init_params
+
+    params = init_params(5, 8, 16)
+    result, seen = call_guarded(stable, (np.array([1.0, 2.0]),), {}, own=OWN)
+    assert np.allclose(result, library_softmax.softmax([1.0, 2.0])) and not seen.refused
+    # forward is allowed: its own calls (layer_norm, softmax, ...) are the library's, not the learner's
+    logits, _ = call_guarded(lambda: forward(params, [0, 1], 2)[0], (), {}, allowed=("transformer_math.model.forward",))
+    assert logits.shape == (2, 5)
+    with pytest.raises(Verdict):  # without the permission it is refused
+        call_guarded(lambda: forward(params, [0, 1], 2)[0], (), {})
+    assert sys.getprofile() is None and threading.getprofile() is None  # the guard leaves no hook behind
+
+
+def loops(X, Y):
+    n, m = np.shape(X)
+    result = np.zeros((n, np.shape(Y)[1]))
+    for i in range(n):
+        for j in range(result.shape[1]):
+            for k in range(m):
+                result[i, j] += X[i][k] * Y[k][j]
+    return result
+
+
+LOOP_ROUTES = {
+    "@": lambda X, Y: X @ Y,
+    "@ after np.asarray": lambda X, Y: np.asarray(X) @ np.asarray(Y),
+    "np.matmul": lambda X, Y: np.matmul(X, Y),
+    "np.dot": lambda X, Y: np.dot(X, Y),
+    "np.einsum": lambda X, Y: np.einsum("ik,kj->ij", X, Y),
+    "an alias of np.matmul bound before the check": lambda X, Y: EARLY_MATMUL(X, Y),
+    "an alias bound inside": lambda X, Y: (lambda mm: mm(np.asarray(X), np.asarray(Y)))(np.matmul),
+    ".dot": lambda X, Y: np.asarray(X).dot(Y),
+    "np.tensordot": lambda X, Y: np.tensordot(X, Y, 1),
+    "np.linalg.multi_dot": lambda X, Y: np.linalg.multi_dot([X, Y]),
+}
+
+
+@pytest.mark.parametrize("route", LOOP_ROUTES)
+def test_a_loops_exercise_refuses_every_product_of_matrices(route):
+    X, Y = loops_only_array(np.ones((2, 3))), loops_only_array(np.ones((3, 4)))
+    with pytest.raises(Verdict) as verdict:
+        call_guarded(LOOP_ROUTES[route], (X, Y), {}, loops=True)
+    assert "write the loops" in verdict.value.lines[0]
+    assert np.matmul is EARLY_MATMUL  # NumPy's own names come back after the check
+
+
+def test_the_loops_guard_counts_the_multiplications_of_the_learners_code():
+    X, Y = loops_only_array(np.ones((2, 3))), loops_only_array(np.ones((3, 4)))
+    result, seen = call_guarded(loops, (X, Y), {}, loops=True)
+    assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == 24
+    _, broadcast = call_guarded(lambda X, Y: (X[:, :, None] * Y[None]).sum(1), (X, Y), {}, loops=True)
+    assert broadcast.multiplications == 1
+
+
+def test_cases_repeat_for_a_name_and_differ_between_names():
+    assert generator("softmax").normal() == generator("softmax").normal() != generator("attention").normal()
+
+
+def test_changed_sees_a_change_of_value_dtype_or_kind():
+    a = np.array([1.0, 2.0])
+    assert not changed(a.copy(), a) and changed(a.copy(), a * 2) and changed(a.copy(), a.astype(np.float32))
+    assert changed([1, 2], (1, 2)) and not changed({"w": a.copy()}, {"w": a}) and changed({"w": a.copy()}, {"w": -a})
+    assert not changed(np.array([np.nan]), np.array([np.nan]))
+
+
+def test_a_failure_says_where_and_how_much_never_the_expected_values():
+    expected = np.array([[0.123456, 0.876544], [0.5, 0.5]])
+    got = np.array([[0.2, 0.8], [0.5, 0.5]])
+    lines = compare(got, expected, tol=1e-4, rows_sum_to_one=True)
+    assert lines == [
+        "the largest error is 7.7e-02, at index (0, 0) (tolerance 1e-04)",
+        "the rows of your result sum to 1.0000, 1.0000",
+    ]
+    assert "0.1235" not in " ".join(lines) and "0.8765" not in " ".join(lines)
+    assert compare(np.array([np.nan, 1.0]), np.ones(2)) == ["it contains nan at index [0]"]
+    assert compare(np.ones(3), np.ones((3, 1))) == ["it returned shape (3,), not (3, 1)"]
+    assert compare(None, np.ones(2)) == ["it returned None: a missing return?"]
+    assert compare(expected + 1e-7, expected, tol=1e-6) is None
+
+
+def double_cases(rng):
+    return [Case((rng.normal(size=n),)) for n in (2, 5)]
+
+
+def in_place(x):
+    x *= 2
+    return x
+
+
+@pytest.mark.parametrize(
+    "answer, printed",
+    [
+        (lambda x: 2 * x, "Correct: double - 2 hidden cases"),
+        (..., "Not yet: double - replace the ... in the exercise"),
+        (lambda x: ..., "Not yet: double - replace the ... in the exercise"),
+        (lambda x: x * ..., "Not yet: double - it uses a function that still holds its ... (an earlier exercise?)"),
+        (in_place, "Wrong: double - case 1 of 2: x = [-0.32 -0.97]"),
+        (lambda x: x[0], "Wrong: double - case 1 of 2"),
+        (lambda x: library_softmax.softmax(x), "Wrong: double - case 1 of 2"),
+        (3, "Wrong: double - double should be a function; it is a int"),
+    ],
+)
+def test_a_function_check_prints_one_verdict(answer, printed, capsys):
+    check = Checks("demo", {"double": FunctionCheck(("x",), double_cases, lambda x: 2 * x, tol=1e-9)})
+    check("double", answer)
+    out = capsys.readouterr().out
+    assert out.startswith(printed.split(" - case")[0].split(":")[0]), out
+    assert out.splitlines()[0].startswith(printed.split(" = ")[0]), out
+    if answer is in_place:
+        assert "your function changed its input x" in out
+
+
+def test_a_number_by_hand_is_checked_against_its_hash_with_one_unit_either_side(capsys):
+    check = Checks(
+        "demo",
+        {
+            "half": HandNumber(digest("half", "0.6931"), slips={digest("half", "0.3010"): "that is log base 10"}),
+            "pair": HandNumber(digest("pair", "0.33,-0.67"), decimals=2, size=2),
+        },
+    )
+    for value in (np.log(2), 0.6931, 0.6932, 0.3010, 0.69, ..., "ln 2", [0.33, -0.67], (1 / 3, -2 / 3), [0.33]):
+        check("half" if not isinstance(value, (list, tuple)) else "pair", value)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "Correct: half",
+        "Correct: half",
+        "Correct: half",
+        "Wrong: half - 0.3010 is not it (to 4 decimals): that is log base 10",
+        "Wrong: half - 0.6900 is not it (to 4 decimals)",
+        "Not yet: half - replace the ... in the exercise",
+        "Wrong: half - half should be a number",
+        "Correct: pair",
+        "Correct: pair",
+        "Wrong: pair - pair should be 2 numbers",
+    ]
+
+
+def test_a_prediction_takes_any_offered_answer(capsys):
+    check = Checks("demo", {"prediction": Choice(("grows", "stays"))})
+    for value in ("grows", " Stays ", "maybe", ..., {"a": "grows", "b": "stays"}, {"a": "grows", "b": ...}):
+        check("prediction", value)
+    verdicts = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
+    assert verdicts == ["Correct", "Correct", "Wrong", "Not yet", "Correct", "Not yet"]
+
+
+def test_guarded_restores_a_profile_that_was_there():
+    def outer(frame, event, arg):
+        return None
+
+    sys.setprofile(outer)
+    try:
+        with guarded():
+            pass
+        assert sys.getprofile() is outer
+    finally:
+        sys.setprofile(None)
+
+
+def test_a_check_of_no_such_name_says_which_there_are():
+    check = Checks("demo", {"prediction": Choice(("a", "b"))})
+    with pytest.raises(ValueError, match="no check named 'predcition' in the demo lab; the checks are prediction"):
+        check("predcition", "a")
+    with pytest.raises(TypeError, match="name must be the name of a check"):
+        check(3, "a")
