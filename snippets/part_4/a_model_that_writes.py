@@ -24,6 +24,7 @@ from transformer_math.sample import generate
 RECIPE = dict(  # nanoGPT's CPU recipe for Shakespeare, with ReLU in the feed-forward layer
     n_layers=4, d_model=128, n_heads=4, seq_len=64, batch_size=12, steps=2000,
     lr=1e-3, min_lr=1e-4, warmup_steps=100, weight_decay=0.1, max_grad_norm=1.0, beta2=0.99, seed=0,
+    activation="relu",
 )  # fmt: skip
 
 
@@ -64,7 +65,7 @@ def mean_loss(params, ids, recipe, windows=None):
         x, y = x[windows], y[windows]
     total = 0.0
     for rows in np.array_split(np.arange(len(x)), max(1, len(x) // 256)):
-        logits, _ = forward(params, x[rows], recipe["n_heads"], tie_embeddings=True)
+        logits, _ = forward(params, x[rows], recipe["n_heads"], recipe["activation"], tie_embeddings=True)
         total += cross_entropy_from_logits(logits, y[rows]) * y[rows].size
     return total / y.size
 
@@ -89,7 +90,7 @@ def train_gpt(recipe, evaluate=None, every=250, stop=None):
         start = time.process_time()
         optimizer.lr = warmup_cosine(step, recipe["steps"], recipe["warmup_steps"], recipe["lr"], recipe["min_lr"])
         x, y = random_windows(train_ids, recipe["seq_len"], recipe["batch_size"], rng)
-        loss, grads = loss_and_grads(params, x, y, recipe["n_heads"], tie_embeddings=True)
+        loss, grads = loss_and_grads(params, x, y, recipe["n_heads"], recipe["activation"], tie_embeddings=True)
         clipped, _ = clip_grad_norm([grads[name] for name in names], recipe["max_grad_norm"])
         optimizer.step(clipped)
         cpu += time.process_time() - start
@@ -104,23 +105,24 @@ def train_gpt(recipe, evaluate=None, every=250, stop=None):
 
 # --8<-- [start:frontier-settings]
 SIZES = {  # three sizes, each trained for about 1, 4 and 15 minutes of one core (its number of steps)
-    "2 x 64": dict(RECIPE, n_layers=2, d_model=64, lr=4e-3, min_lr=4e-4, steps=(2800, 11000, 41000)),
-    "4 x 128": dict(RECIPE, steps=(700, 2800, 10500)),
-    "6 x 192": dict(RECIPE, n_layers=6, d_model=192, n_heads=6, steps=(220, 880, 3300)),
+    "2 x 64": dict(RECIPE, n_layers=2, d_model=64, lr=4e-3, min_lr=4e-4, steps=(2500, 10000, 37500)),
+    "4 x 128": dict(RECIPE, steps=(630, 2500, 9500)),
+    "6 x 192": dict(RECIPE, n_layers=6, d_model=192, n_heads=6, steps=(220, 890, 3300)),
 }
 BUDGETS = (1, 4, 15)  # minutes of one core
 CHOSEN = ("4 x 128", 15)  # the run whose samples the page shows
 WEIGHTS = ("2 x 64", 15)  # the run whose weights the library stores, in float16, for the reader to sample
 SAMPLE_TEMPERATURES = (0.5, 1.0)
 TRIALS = {  # variants of the 4 x 128 recipe, each trained for about 4 minutes of one core (its number of steps)
-    "learning rate 2e-3": dict(SIZES["4 x 128"], lr=2e-3, min_lr=2e-4, steps=2800),
-    "learning rate 5e-4": dict(SIZES["4 x 128"], lr=5e-4, min_lr=5e-5, steps=2800),
-    "no decay of the rate": dict(SIZES["4 x 128"], min_lr=1e-3, steps=2800),
-    "context 32": dict(SIZES["4 x 128"], seq_len=32, steps=5200),
-    "context 128": dict(SIZES["4 x 128"], seq_len=128, steps=1450),
-    "batch 24": dict(SIZES["4 x 128"], batch_size=24, steps=1450),
-    "width 192": dict(SIZES["4 x 128"], d_model=192, steps=1400),
-    "depth 6": dict(SIZES["4 x 128"], n_layers=6, steps=1900),
+    "learning rate 2e-3": dict(SIZES["4 x 128"], lr=2e-3, min_lr=2e-4, steps=2500),
+    "learning rate 5e-4": dict(SIZES["4 x 128"], lr=5e-4, min_lr=5e-5, steps=2500),
+    "no decay of the rate": dict(SIZES["4 x 128"], min_lr=1e-3, steps=2500),
+    "GELU for ReLU": dict(SIZES["4 x 128"], activation="gelu", steps=2250),
+    "context 32": dict(SIZES["4 x 128"], seq_len=32, steps=4550),
+    "context 128": dict(SIZES["4 x 128"], seq_len=128, steps=1050),
+    "batch 24": dict(SIZES["4 x 128"], batch_size=24, steps=1040),
+    "width 192": dict(SIZES["4 x 128"], d_model=192, steps=1070),
+    "depth 6": dict(SIZES["4 x 128"], n_layers=6, steps=1560),
 }
 # --8<-- [end:frontier-settings]
 EVAL_WINDOWS = 256  # the curves read the loss of 256 windows of each part (16,384 characters); the end, all
@@ -159,7 +161,8 @@ def one_run(job) -> dict:
     if (size, budget) == CHOSEN:
         prompt = encode("\n", chars).tolist()
         result["samples"] = {  # the generated text, without the prompt
-            str(t): decode(generate(params, prompt, 600, recipe["n_heads"], temperature=t, seed=0, tie_embeddings=True)[1:], chars)
+            str(t): decode(generate(params, prompt, 600, recipe["n_heads"], temperature=t, seed=0,
+                                    activation=recipe["activation"], tie_embeddings=True)[1:], chars)
             for t in SAMPLE_TEMPERATURES
         }  # fmt: skip
     return result
