@@ -11,7 +11,7 @@ from tools.figures import figure
 STEPS = [
     ("tokens", "$n$ token ids", ""),
     ("embedding + position", "$X$, one row per token: $(n, d)$", "I vectors\nIV embeddings"),
-    ("$X$ += attention(LayerNorm($X$))", "softmax$(QK^\\top\\!/\\sqrt{d_h})\\,V$", "I dot product\nII softmax"),
+    ("$X$ += attention(LayerNorm($X$))", "softmax$(QK^\\top\\!/\\sqrt{d_k})\\,V$", "I dot product\nII softmax"),
     ("$X$ += feed-forward(LayerNorm($X$))", "ReLU$(XW_1)\\,W_2$", "II variance\nI matrices"),
     ("LayerNorm, unembedding", "logits $Z$: $(n, V)$", "I matrices"),
     ("softmax of the last row", "next-token probabilities", "II probability"),

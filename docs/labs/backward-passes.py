@@ -26,7 +26,8 @@
 # entropy, LayerNorm and attention. A backward pass takes $\bar Y = \partial L / \partial Y$, the gradient
 # arriving from the layers above, and returns the gradient of each input, with the input's shape. The
 # checks compare yours with the guide's library on hidden cases, with upstream gradients other than 1; while
-# your code runs, the library's backward functions and its numerical gradient are refused to it.
+# your code runs, the library's backward functions and its numerical gradient are refused to it, and each check
+# has a case whose loss is so large that finite differences, of any step, lose the gradient in its rounding.
 #
 # **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
 # to replace; the cell under it calls `check`, which runs your code on hidden cases and prints
@@ -50,22 +51,15 @@ except ImportError:
 # %%
 import numpy as np
 
-from transformer_math.labs.backward_passes import check
+# numerical_gradient(f, x) measures the slope of f along each entry of x by central differences,
+# (f(x + h e_i) - f(x - h e_i)) / 2h: an answer key you can see, after your gradient is written. Inside your
+# exercises it refuses to run: a backward pass is derived, not measured.
+from transformer_math.labs.backward_passes import check, numerical_gradient
 
 
 def softmax(Z):
     exp = np.exp(Z - np.max(Z, axis=-1, keepdims=True))
     return exp / np.sum(exp, axis=-1, keepdims=True)
-
-
-def numerical_gradient(f, x, h=1e-6):
-    """The slope of f along each entry of x, measured by central differences: an answer key you can see."""
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        step = np.zeros_like(x)
-        step[index] = h
-        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
-    return grad
 
 
 # %% [markdown]
@@ -184,7 +178,7 @@ if check.ready(ce_backward, Z, y) and prediction is not Ellipsis:
     print(f"largest difference from the measured slope: {np.abs(ce_backward(Z, y) - measured).max():.1e}")
 
 # %% [markdown]
-# The measured slope agrees to about $10^{-10}$: the rounding of a central difference. That is how a
+# The measured slope agrees to about $10^{-11}$: the rounding of a central difference. That is how a
 # gradient is checked when there is no answer key: the guide's `gradient_check` does it for any function.
 #
 # ## 4. LayerNorm's backward pass

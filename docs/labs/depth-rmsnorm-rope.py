@@ -250,11 +250,12 @@ def rms_norm(x, gamma, eps=1e-6):
 check("rms_norm", rms_norm)
 
 # %% [markdown]
-# ## 4. LayerNorm is RMSNorm of the centred token
+# ## 4. LayerNorm from RMSNorm
 #
-# The root mean square of $x - \mu$ is the standard deviation of $x$. Use that: write
-# `layer_norm_from_rms(x, gamma, eps=1e-5)`, LayerNorm without its shift ($\beta = 0$), with your `rms_norm`
-# doing the dividing. The check counts the calls to your `rms_norm`.
+# LayerNorm and RMSNorm divide by different things, yet one is the other applied to a changed input. Write
+# `layer_norm_from_rms(x, gamma, eps=1e-5)`, LayerNorm without its shift ($\beta = 0$), whose result is what
+# your `rms_norm` returns: the check runs it a second time with an `rms_norm` that answers twice its value,
+# and your result must double.
 
 
 # %% tags=["exercise"]
@@ -265,6 +266,9 @@ def layer_norm_from_rms(x, gamma, eps=1e-5):
 
 # %% [markdown]
 # <details><summary>Hint</summary>
+#
+# The variance of $x$ is the mean of the squares of $x - \mu$, so the root mean square of $x - \mu$ is the
+# standard deviation of $x$:
 #
 # $$\operatorname{LN}(x) - \beta = \gamma \odot \frac{x - \mu}{\sqrt{\operatorname{mean}\big((x - \mu)^2\big) + \varepsilon}} = \operatorname{RMSNorm}(x - \mu).$$
 #

@@ -201,7 +201,7 @@ if check.ready(softmax_with_temperature, scores, 1.0):
 # ## What you wrote
 #
 # The softmax every attention layer and every output layer of a Transformer runs, and the temperature of
-# [sampling](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/#sampling-the-next-token). The
+# [sampling](https://transformer-math.github.io/mathematics-for-transformers/part-4/decoding/#choosing-the-next-token). The
 # library's `transformer_math.softmax.softmax` is the same computation, with its inputs checked and a
 # `temperature` argument; the
 # [cross-entropy lab](https://transformer-math.github.io/mathematics-for-transformers/labs/cross-entropy/)

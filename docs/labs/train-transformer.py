@@ -178,10 +178,10 @@ check("shift", shift)
 # ## 4. Measuring the answer
 #
 # The loss averages over all eight predictions, including the three digits after the first, which are random
-# and cannot be predicted. What matters is the answer: at input positions 4 to 7 (the separator and the first
-# three answer digits) the model predicts the four answer digits, tokens 5 to 8 of the sequence. Write
-# `answer_accuracy(params, seqs)`: the fraction of those predictions, each taken as the most probable token,
-# that are right, over all the sequences.
+# and cannot be predicted. What matters is the answer: the four digits after the separator. Write
+# `answer_accuracy(params, seqs)`: the fraction of the answer digits of all the sequences that the model
+# predicts right, each prediction taken as its most probable token. The logits at input position $i$ predict
+# token $i + 1$ of the sequence.
 
 
 # %% tags=["exercise"]
@@ -194,9 +194,10 @@ def answer_accuracy(params, seqs):
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# `np.argmax(logits, axis=-1)` is the most probable token at every position; the predictions made at input
-# positions 4 to 7 are `logits[:, 4:]`, and what they should be is `seqs[:, 5:]`. The mean of a boolean array
-# is the fraction of `True`.
+# The answer digits are tokens 5 to 8 of a sequence (`seqs[:, 5:]`), so the logits that predict them are those
+# at input positions 4 to 7, `logits[:, 4:]`: the separator and the first three answer digits.
+# `np.argmax(logits, axis=-1)` is the most probable token at every position; the mean of a boolean array is the
+# fraction of `True`.
 #
 # </details>
 #

@@ -78,12 +78,12 @@ def bayes_losses(inputs, targets, periods=range(5, 11), vocab_size=32):
 @functools.cache  # the figures, both themes and the explorer share the runs: each trains once per build
 # --8<-- [start:induction-run]
 def induction_run(n_layers=2):
-    """AdamW (only the matrices decay) on fresh repeated sequences, period 5 to 10 drawn anew at each step;
-    each step's 64 sequences go through the model in two halves of 32, whose gradients, averaged, are the
-    gradient of the 64. Returns the trained parameters and, at every step of CHECKPOINTS, the two copies'
+    """AdamW (only the matrices decay) on BATCH fresh repeated sequences a step, their period drawn anew from
+    5 to 10, in float32. Returns the trained parameters and, at every step of CHECKPOINTS, the two copies'
     losses on TEST test sequences of period EVAL_T, the attention weights of every layer on the first of
     them, and a copy of the parameters."""
     params = init_params(n_layers=n_layers, **SIZES)
+    params = {name: w.astype(np.float32) for name, w in params.items()}  # float32, as models are trained
     names = list(params)
     optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)
     rng = np.random.default_rng(0)
@@ -97,8 +97,8 @@ def induction_run(n_layers=2):
         if step == STEPS:
             return params, history
         x, y = repeated_tokens(rng, BATCH, period=rng.integers(5, 11))
-        halves = [loss_and_grads(params, x[rows], y[rows], N_HEADS)[1] for rows in (slice(0, 32), slice(32, 64))]
-        optimizer.step([(halves[0][name] + halves[1][name]) / 2 for name in names])
+        _, grads = loss_and_grads(params, x, y, N_HEADS)
+        optimizer.step([grads[name] for name in names])
 
 
 # --8<-- [end:induction-run]

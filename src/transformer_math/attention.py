@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from transformer_math.checks import check_float_dtype, check_integer, check_no_nan, float_array, real_array, weight
-from transformer_math.softmax import softmax
+from transformer_math.softmax import _softmax
 
 __all__ = [
     "causal_mask",
@@ -121,6 +121,13 @@ def check_attention_inputs(q, k, v, mask):
             f"mask of shape {mask.shape} does not broadcast to the scores of shape {scores_shape} "
             f"(queries {q.shape}, keys {k.shape})"
         ) from None
+    blind = ~np.any(mask, axis=-1)  # a query that may attend to no key: its softmax would be 0 / 0
+    if np.any(blind):
+        row = tuple(int(i) for i in np.argwhere(blind)[0])
+        raise ValueError(
+            f"the mask hides every key from query {row}: every position is masked, "
+            "and a softmax needs at least one unmasked position"
+        )
     return mask
 
 
@@ -150,10 +157,12 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     Raises
     ------
     ValueError
-        If ``q`` and ``k`` differ in width, ``k`` and ``v`` in length, the mask does not broadcast
-        to the scores, or a query is masked from every key.
+        If ``q``, ``k`` or ``v`` has fewer than 2 axes or an entry that is NaN or infinite, ``q`` and ``k``
+        differ in width or it is 0, there is no key, ``k`` and ``v`` differ in length, their batch axes do
+        not broadcast, the scores would overflow, the mask does not broadcast to the scores, or a query is
+        masked from every key.
     TypeError
-        If the mask is not boolean.
+        If the mask is not boolean, or ``q``, ``k`` or ``v`` is not an array of real numbers.
 
     Examples
     --------
@@ -168,11 +177,20 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     """
     q, k, v = float_array(q, "q"), float_array(k, "k"), float_array(v, "v")
     mask = check_attention_inputs(q, k, v, mask)
-    d_k = q.shape[-1]
-    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(d_k)  # (..., n_q, n_k); a Python float keeps q's dtype
+    return _attention(q, k, v, mask)
+
+
+def _attention(q, k, v, mask=None):
+    """:func:`scaled_dot_product_attention` without the checks, for the model's inner calls.
+
+    The scores are computed as ``k @ q^T`` and used through a transposed view: each query's scores are then a
+    column in memory, and NumPy takes the maximum and the sum of columns several times faster than of rows.
+    """
+    q = q / math.sqrt(q.shape[-1])  # scaled before the product: q is smaller than the scores
+    scores = np.swapaxes(k @ np.swapaxes(q, -1, -2), -1, -2)  # (..., n_q, n_k): q k^T, stored as its transpose
     if mask is not None:
-        scores = np.where(mask, scores, -np.inf)  # masked: exp(-inf) = 0
-    weights = softmax(scores, axis=-1)
+        np.copyto(scores, -np.inf, where=~mask)  # masked: exp(-inf) = 0
+    weights = _softmax(scores, axis=-1, out=scores)  # in place: the scores are ours
     return weights @ v, weights
 
 
@@ -183,8 +201,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 def split_heads(x, n_heads):
     r"""Cut the feature axis into ``n_heads`` heads: ``(..., n, d_model)`` to ``(..., h, n, d_head)``.
 
-    Head $j$ gets features $j\,d_{\text{head}}$ to $(j+1)\,d_{\text{head}} - 1$, with
-    $d_{\text{head}} = d_{\text{model}} / h$.
+    Head $\ell = 1, \dots, h$ gets features $(\ell - 1)\,d_{\text{head}}$ to $\ell\,d_{\text{head}} - 1$
+    (counted from 0), at index $\ell - 1$ of the heads axis, with $d_{\text{head}} = d_{\text{model}} / h$.
 
     Examples
     --------
@@ -208,8 +226,12 @@ def split_heads(x, n_heads):
             f"d_model = {d_model} is not divisible by n_heads = {n_heads}; "
             "every head must get the same whole number of features"
         )
-    d_head = d_model // n_heads
-    x = x.reshape(*x.shape[:-1], n_heads, d_head)  # (..., n, h, d_head)
+    return _split_heads(x, n_heads)
+
+
+def _split_heads(x, n_heads):
+    """:func:`split_heads` without the checks."""
+    x = x.reshape(*x.shape[:-1], n_heads, x.shape[-1] // n_heads)  # (..., n, h, d_head)
     return np.swapaxes(x, -3, -2)  # (..., h, n, d_head)
 
 
@@ -227,6 +249,11 @@ def merge_heads(x):
     x = real_array(x, "x")
     if x.ndim < 3:
         raise ValueError(f"merge_heads needs x of shape (..., h, n, d_head), got shape {x.shape}")
+    return _merge_heads(x)
+
+
+def _merge_heads(x):
+    """:func:`merge_heads` without the checks."""
     x = np.swapaxes(x, -3, -2)  # (..., n, h, d_head)
     return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])
 

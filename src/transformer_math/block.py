@@ -1,19 +1,20 @@
 r"""One pre-LayerNorm Transformer block, forward and backward, and the activations of its feed-forward layer.
 
-A block takes the residual stream $X$ of shape $(n, d)$ and adds two things to it:
+A block takes the residual stream $X_0$ of shape $(n, d)$ and adds two things to it:
 
 $$
 \begin{aligned}
-X' &= X + \operatorname{MHA}(\operatorname{LN}_1(X)) \\
+X_1 &= X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0)) \\
 &\quad \text{causal multi-head attention} \\
-X'' &= X' + \phi(\operatorname{LN}_2(X')\, W_1 + b_1)\, W_2 \\
+X_2 &= X_1 + \operatorname{act}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 \\
 &\qquad + b_2 \quad \text{feed-forward}
 \end{aligned}
 $$
 
-with $\phi$ the ReLU, or the GELU of GPT-2 (:func:`gelu`). :mod:`transformer_math.model` stacks $L$ of
-them between the embeddings and the logits; :func:`block_backward` is the chain rule through one block,
-from $\partial L / \partial X''$ back to $\partial L / \partial X$.
+with $\operatorname{act}$ the ReLU, or the GELU of GPT-2 (:func:`gelu`). :mod:`transformer_math.model` stacks
+$L$ of them between the embeddings and the logits, each block's $X_2$ the next one's $X_0$;
+:func:`block_backward` is the chain rule through one block, from $\partial L / \partial X_2$ back to
+$\partial L / \partial X_0$.
 
 Example
 -------
@@ -29,9 +30,10 @@ import math
 
 import numpy as np
 
-from transformer_math.attention import causal_mask, merge_heads, scaled_dot_product_attention, split_heads
+from transformer_math.attention import _attention, _merge_heads, _split_heads, causal_mask
 from transformer_math.checks import check_choice, check_in_range, check_no_nan, float_array
-from transformer_math.stats import layer_norm
+from transformer_math.erf import _normal_cdf, blocks
+from transformer_math.stats import normalise, row_means
 
 __all__ = ["gelu"]
 
@@ -40,7 +42,7 @@ BLOCK_NAMES = tuple("ln1_g ln1_b W_Q W_K W_V W_O ln2_g ln2_b W_1 b_1 W_2 b_2".sp
 FFN_NAMES = ("ln2_g", "ln2_b", "W_1", "b_1", "W_2", "b_2")  # absent in an attention-only block (d_ff = 0)
 LN_NAMES = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")  # absent in a model without LayerNorm
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
-_erf = np.frompyfunc(math.erf, 1, 1)  # math.erf, element by element (NumPy has no erf)
+TANH_C, TANH_A = math.sqrt(2.0 / math.pi), 0.044715  # GPT-2's tanh form of GELU
 
 
 def prefix(layer: int) -> str:
@@ -68,16 +70,39 @@ def block_params(params, layer: int) -> dict:
     return {name: params[prefix(layer) + name] for name in block_names(params, layer)}
 
 
+def linear(x, w, b=None):
+    """``x @ w + b`` for activations ``x`` of shape ``(..., n, d)``.
+
+    NumPy multiplies a 3-D ``x`` as a stack of ``(n, d)`` products. When each of them is large enough for BLAS to
+    spread it over threads anyway (``n d d_out`` from 2**18), one product over every token of every sequence is
+    faster; small ones stay a stack, each too small to be split. ``w`` is made C-contiguous: the stack's products
+    with a transposed ``w`` (the backward pass's ``W.T``) are otherwise twice as slow."""
+    w = w if w.flags.c_contiguous else np.ascontiguousarray(w)
+    if x.ndim > 2 and x.shape[-2] * x.shape[-1] * w.shape[-1] >= 1 << 18:
+        y = (x.reshape(-1, x.shape[-1]) @ w).reshape(*x.shape[:-1], w.shape[-1])
+    else:
+        y = x @ w
+    if b is not None:
+        y += b  # in place: no second array of y's size
+    return y
+
+
 def norm(P, name, x):
-    """The LayerNorm ``name`` (``"ln1"``, ``"ln2"``) of ``P`` applied to ``x``, or ``x`` in a model without one."""
-    return layer_norm(x, P[name + "_g"], P[name + "_b"], eps=LN_EPS) if name + "_g" in P else x
-
-
-def norm_backward(dy, x, P, name, grads):
-    """Backward of :func:`norm`: ``dx``, with the gain's and shift's gradients stored in ``grads``."""
+    """The LayerNorm ``name`` (``"ln1"``, ``"ln2"``) of ``P`` applied to ``x``, and what its backward pass needs,
+    ``(x_hat, s)``; ``x`` itself (and ``None``) in a model without LayerNorm."""
     if name + "_g" not in P:
+        return x, None
+    x_hat, s = normalise(x, LN_EPS)  # (x - mu) / s, s = sqrt(var + eps), row by row
+    y = x_hat * P[name + "_g"]
+    y += P[name + "_b"]
+    return y.astype(x.dtype, copy=False), (x_hat, s)
+
+
+def norm_backward(dy, saved, P, name, grads):
+    """Backward of :func:`norm` from what it ``saved``: ``dx``, with the gain's and shift's gradients in ``grads``."""
+    if saved is None:
         return dy
-    dx, grads[name + "_g"], grads[name + "_b"] = layer_norm_backward(dy, x, P[name + "_g"])
+    dx, grads[name + "_g"], grads[name + "_b"] = _layer_norm_backward(dy, *saved, P[name + "_g"])
     return dx
 
 
@@ -99,6 +124,8 @@ def gelu(x, approximate="none"):
     $$\tfrac12 x \left(1 + \tanh\left(\sqrt{2/\pi}\,(x + 0.044715\, x^3)\right)\right)$$
 
     within $5 \times 10^{-4}$ of the exact one; both are ``torch.nn.functional.gelu(x, approximate=...)``.
+    erf is :func:`transformer_math.erf.erf`'s formula, within 1 ulp of ``math.erf`` in float64; in float32 and
+    float16 it is evaluated in float32, as PyTorch's is (within 3 ulp of $x\, \Phi(x)$ for $x \ge -1$).
 
     Examples
     --------
@@ -111,73 +138,113 @@ def gelu(x, approximate="none"):
     True
     """
     x = check_gelu_inputs(x, approximate)
-    w = x.astype(np.float64)
-    if approximate == "tanh":
-        with np.errstate(over="ignore"):  # x^3 overflows past 1e102; tanh(inf) = 1 is then right
-            inner = math.sqrt(2.0 / math.pi) * (w + 0.044715 * w**3)
-        out = 0.5 * w * (1.0 + np.tanh(inner))
-    else:
-        out = 0.5 * w * (1.0 + np.asarray(_erf(w / math.sqrt(2.0)), dtype=np.float64))
-    return np.asarray(out).astype(x.dtype, copy=False)
+    return _gelu(x, approximate)[0]
+
+
+def _gelu(x, approximate="none"):
+    r"""GELU without the checks, and its gate $g(x) = \mathrm{GELU}(x) / x$: $\Phi(x)$, or the tanh form's.
+
+    Computed a block of entries at a time, so that each block's temporaries stay in the CPU's cache."""
+    gate_of = _normal_cdf if approximate == "none" else _tanh_gate
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out, gate = np.empty_like(flat), np.empty_like(flat)
+    for block in blocks(flat.size):
+        gate[block] = gate_of(flat[block])
+        np.multiply(flat[block], gate[block], out=out[block])  # x g(x)
+    return out.reshape(x.shape), gate.reshape(x.shape)
 
 
 # --8<-- [end:gelu]
 
 
+def _tanh_gate(x):
+    r"""$\tfrac12 (1 + \tanh(\sqrt{2/\pi}\,(x + 0.044715 x^3)))$, in float32 at least, then in ``x``'s dtype."""
+    w = x.astype(np.promote_types(x.dtype, np.float32), copy=False)
+    with np.errstate(over="ignore"):  # x^3 overflows past 1e102 (float64): tanh(inf) = 1 is then right
+        inner = w * w
+        inner *= TANH_A
+        inner += 1.0
+        inner *= w
+        inner *= TANH_C
+    np.tanh(inner, out=inner)
+    inner += 1.0
+    inner *= 0.5
+    return inner.astype(x.dtype, copy=False)
+
+
 def gelu_derivative(x, approximate="none"):
     r"""$\frac{d}{dx} x \Phi(x) = \Phi(x) + x\, \varphi(x)$, or the derivative of the tanh formula."""
-    w = x.astype(np.float64)
-    if approximate == "tanh":
-        c = math.sqrt(2.0 / math.pi)
-        with np.errstate(over="ignore"):
-            t = np.tanh(c * (w + 0.044715 * w**3))
-            out = 0.5 * (1.0 + t) + 0.5 * w * (1.0 - t * t) * c * (1.0 + 3 * 0.044715 * w**2)
-        out = np.where(np.isfinite(out), out, (w > 0).astype(np.float64))  # far out: 1 or 0
-    else:
-        cdf = 0.5 * (1.0 + np.asarray(_erf(w / math.sqrt(2.0)), dtype=np.float64))
-        out = cdf + w * np.exp(-0.5 * w * w) / math.sqrt(2.0 * math.pi)
-    return np.asarray(out).astype(x.dtype, copy=False)
+    x = check_gelu_inputs(x, approximate)
+    return _gelu_derivative(x, _gelu(x, approximate)[1], approximate)
+
+
+def _gelu_derivative(x, gate, approximate="none"):
+    r"""GELU's derivative from $x$ and its gate $g$: $g + x\, g'(x)$, with $\Phi' = \varphi$ for the exact form."""
+    w = x.astype(np.promote_types(x.dtype, np.float32), copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # x^2 past the float range: its exp, or g(1 - g), is 0
+        if approximate == "none":
+            slope = w * w
+            slope *= -0.5
+            np.exp(slope, out=slope)  # exp(-x^2 / 2)
+            slope *= 1.0 / math.sqrt(2.0 * math.pi)  # phi(x)
+        else:  # tanh = 2g - 1, so d tanh / d inner = 1 - tanh^2 = 4 g (1 - g)
+            slope = w * w
+            slope *= 3 * TANH_A
+            slope += 1.0
+            slope *= 2 * TANH_C
+            slope *= gate
+            slope *= 1.0 - gate
+            slope[~np.isfinite(slope)] = 0.0  # inf * 0 far out, where the gate is exactly 0 or 1
+        slope *= w  # x g'(x)
+    slope += gate
+    return slope.astype(x.dtype, copy=False)
 
 
 def activate(u, activation):
-    """The feed-forward non-linearity: ``"relu"``, ``"gelu"`` (exact) or ``"gelu_tanh"``."""
+    """The feed-forward non-linearity as ``u`` times a gate, and the gate: ``u > 0`` (ReLU), or GELU's."""
     if activation == "relu":
-        return np.maximum(u, 0.0)
-    return gelu(u, approximate="tanh" if activation == "gelu_tanh" else "none")
+        return np.maximum(u, 0.0), u > 0
+    return _gelu(u, approximate="tanh" if activation == "gelu_tanh" else "none")
 
 
-def activate_backward(du_out, u, activation):
-    """``du_out`` times the activation's derivative at ``u``."""
+def activate_backward(du_out, u, gate, activation):
+    """``du_out`` times the activation's derivative at ``u``, from the ``gate`` :func:`activate` returned; in place,
+    a block at a time (a block's temporaries stay in the CPU's cache)."""
     if activation == "relu":
-        return du_out * (u > 0)  # ReLU passes gradient where u > 0
-    return du_out * gelu_derivative(u, approximate="tanh" if activation == "gelu_tanh" else "none")
+        du_out *= gate  # ReLU passes gradient where u > 0
+        return du_out
+    approximate = "tanh" if activation == "gelu_tanh" else "none"
+    flat, u, gate = du_out.reshape(-1), u.reshape(-1), gate.reshape(-1)
+    for block in blocks(flat.size):
+        flat[block] *= _gelu_derivative(u[block], gate[block], approximate)
+    return du_out
 
 
 # --8<-- [start:block_forward]
 def block_forward(P, x, n_heads, activation="relu", residual=True):
-    r"""One pre-LN block: $X' = X + \operatorname{MHA}(\operatorname{LN}_1(X))$, $X'' = X' + \operatorname{FFN}(\operatorname{LN}_2(X'))$.
+    r"""One pre-LN block: $X_1 = X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0))$, $X_2 = X_1 + \operatorname{FFN}(\operatorname{LN}_2(X_1))$.
 
     ``P`` holds one block's arrays under the names of :data:`BLOCK_NAMES` (``W_Q``, ``ln2_g``, ...).
-    Returns $X''$ and the intermediate arrays the backward pass needs. Parts can be left out, to measure
-    what each buys: without ``W_1`` the block is attention only ($X'' = X'$), without ``ln1_g`` it has no
+    Returns $X_2$ and the intermediate arrays the backward pass needs. Parts can be left out, to measure
+    what each buys: without ``W_1`` the block is attention only ($X_2 = X_1$), without ``ln1_g`` it has no
     LayerNorm, and ``residual=False`` replaces $X + F(X)$ by $F(X)$.
     """
     n, skip = x.shape[-2], 1.0 if residual else 0.0  # skip: the residual path, kept or cut
-    a = norm(P, "ln1", x)  # LN_1(x)
-    q = split_heads(a @ P["W_Q"], n_heads)  # (..., h, n, d_head)
-    k = split_heads(a @ P["W_K"], n_heads)
-    v = split_heads(a @ P["W_V"], n_heads)
-    heads, weights = scaled_dot_product_attention(q, k, v, causal_mask(n))  # weights: (..., h, n, n)
-    o = merge_heads(heads)  # (..., n, d)
-    x1 = skip * x + o @ P["W_O"]  # residual around attention
-    cache = {"a": a, "q": q, "k": k, "v": v, "weights": weights, "o": o, "x1": x1}
+    a, ln1 = norm(P, "ln1", x)  # LN_1(x), and what its backward pass needs
+    q = _split_heads(linear(a, P["W_Q"]), n_heads)  # (..., h, n, d_head)
+    k = _split_heads(linear(a, P["W_K"]), n_heads)
+    v = _split_heads(linear(a, P["W_V"]), n_heads)
+    heads, weights = _attention(q, k, v, causal_mask(n))  # weights: (..., h, n, n)
+    o = _merge_heads(heads)  # (..., n, d)
+    x1 = skip * x + linear(o, P["W_O"])  # residual around attention
+    cache = {"a": a, "ln1": ln1, "q": q, "k": k, "v": v, "weights": weights, "o": o, "x1": x1}
     if "W_1" not in P:  # attention only
         return x1, cache
-    c = norm(P, "ln2", x1)  # LN_2(x1)
-    u = c @ P["W_1"] + P["b_1"]  # (..., n, d_ff)
-    r = activate(u, activation)  # ReLU or GELU
-    x2 = skip * x1 + r @ P["W_2"] + P["b_2"]  # residual around feed-forward
-    return x2, cache | {"c": c, "u": u, "r": r}
+    c, ln2 = norm(P, "ln2", x1)  # LN_2(x1)
+    u = linear(c, P["W_1"], P["b_1"])  # (..., n, d_ff)
+    r, gate = activate(u, activation)  # ReLU or GELU: r = u * gate, the gate kept for the backward pass
+    x2 = skip * x1 + linear(r, P["W_2"], P["b_2"])  # residual around feed-forward
+    return x2, cache | {"c": c, "ln2": ln2, "u": u, "r": r, "gate": gate}
 
 
 # --8<-- [end:block_forward]
@@ -195,6 +262,8 @@ def check_layer_norm_backward_inputs(dy, x, gamma, eps=None) -> tuple[np.ndarray
         )
     for name, a in (("dy", dy), ("x", x), ("gamma", gamma)):
         check_no_nan(a, name, finite=True)
+    if eps == 0 and np.any(np.max(x, axis=-1) == np.min(x, axis=-1)):
+        raise ValueError("layer_norm_backward with eps=0 at a constant vector divides by a spread of 0; use eps > 0")
     return dy.astype(x.dtype, copy=False), x, gamma.astype(x.dtype, copy=False), eps
 
 
@@ -215,7 +284,7 @@ def layer_norm_backward(dy, x, gamma, eps=None):
     Returns
     -------
     dx, dgamma, dbeta : numpy.ndarray
-        Shapes ``x.shape``, ``(d,)`` and ``(d,)``; the gains' gradients are summed over all tokens.
+        Shapes ``x.shape``, ``(d,)`` and ``(d,)``; the gradients of $\gamma$ and $\beta$ are summed over all tokens.
 
     Examples
     --------
@@ -223,24 +292,26 @@ def layer_norm_backward(dy, x, gamma, eps=None):
     >>> from transformer_math.model import layer_norm_backward
     >>> x = np.array([[1.0, 2.0, 4.0]])
     >>> dx, dg, db = layer_norm_backward(np.ones((1, 3)), x, np.ones(3))
-    >>> print(np.abs(dx).max() < 1e-12, db)     # adding the same to every output changes nothing
+    >>> print(np.abs(dx).max() < 1e-12, db)     # sum(y) = sum(beta) whatever x: dx = 0
     True [1. 1. 1.]
     """
     dy, x, gamma, eps = check_layer_norm_backward_inputs(dy, x, gamma, eps)  # eps=None: LN_EPS, read now
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught just below
-        var = x.var(axis=-1, keepdims=True)
-    if not np.all(
-        np.isfinite(var)
-    ):  # |x| past about 1e154: work on x / c, as x_hat does not change and dx scales by 1/c
-        c = np.max(np.abs(x))
-        dx, dgamma, dbeta = layer_norm_backward(dy, x / c, gamma, eps / c / c)
-        return dx / c, dgamma, dbeta
-    s = np.sqrt(var + eps)
-    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s
+    x_hat, s = normalise(x, eps)  # each row scaled by its own power of 2 if it must be
+    return _layer_norm_backward(dy, x_hat, s, gamma)
+
+
+def _layer_norm_backward(dy, x_hat, s, gamma):
+    """:func:`layer_norm_backward` from ``x_hat`` and ``s`` (as :func:`~transformer_math.stats.normalise` gives them),
+    without the checks: the model's backward pass reuses those of its forward pass."""
+    d = x_hat.shape[-1]
+    dgamma = np.einsum("ij,ij->j", dy.reshape(-1, d), x_hat.reshape(-1, d))  # dy x_hat, summed over tokens
+    dbeta = dy.reshape(-1, d).sum(axis=0)
     g = dy * gamma
-    dx = (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) / s
-    d = x.shape[-1]
-    return dx, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)
+    dx = g - row_means(g)  # g - mean(g), per token ...
+    g *= x_hat
+    dx -= x_hat * row_means(g)  # ... - x_hat mean(g x_hat)
+    dx /= s
+    return dx.astype(dy.dtype, copy=False), dgamma.astype(dy.dtype, copy=False), dbeta
 
 
 # --8<-- [end:layer_norm_backward]
@@ -252,10 +323,10 @@ def weight_grad(inputs, d_outputs):
 
 
 # --8<-- [start:block_backward]
-def block_backward(P, C, x, dx2, n_heads, activation="relu", residual=True):
-    r"""From $\partial L/\partial X''$ back through one block: $\partial L/\partial X$ and the block's gradients.
+def block_backward(P, C, dx2, n_heads, activation="relu", residual=True):
+    r"""From $\partial L/\partial X_2$ back through one block: $\partial L/\partial X_0$ and the block's gradients.
 
-    ``P`` is the block's arrays, ``C`` the cache :func:`block_forward` returned for input ``x``. Each line
+    ``P`` is the block's arrays, ``C`` the cache :func:`block_forward` returned. Each line
     mirrors a forward line, read from the bottom: $Y = X W$ gives $\partial L/\partial W = X^\top
     \partial L/\partial Y$ and $\partial L/\partial X = \partial L/\partial Y\, W^\top$; a residual
     $Y = X + F(X)$ passes $\partial L/\partial Y$ through unchanged *and* through $F$.
@@ -266,27 +337,29 @@ def block_backward(P, C, x, dx2, n_heads, activation="relu", residual=True):
     if "W_1" in P:  # x2 = x1 + act(c @ W_1 + b_1) @ W_2 + b_2, c = LN_2(x1)
         grads["W_2"] = weight_grad(C["r"], dx2)
         grads["b_2"] = dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)
-        du = activate_backward(dx2 @ P["W_2"].T, C["u"], activation)  # ReLU: gradient only where u > 0
+        du = activate_backward(linear(dx2, P["W_2"].T), C["u"], C["gate"], activation)  # ReLU: only where u > 0
         grads["W_1"] = weight_grad(C["c"], du)
         grads["b_1"] = du.reshape(-1, du.shape[-1]).sum(axis=0)
-        dx1_ffn = norm_backward(du @ P["W_1"].T, C["x1"], P, "ln2", grads)
+        dx1_ffn = norm_backward(linear(du, P["W_1"].T), C["ln2"], P, "ln2", grads)
         dx1 = skip * dx2 + dx1_ffn  # residual: both paths add up
 
     # x1 = x + merge(softmax(q k^T / sqrt(d_head)) v) @ W_O
     grads["W_O"] = weight_grad(C["o"], dx1)
-    d_heads = split_heads(dx1 @ P["W_O"].T, n_heads)  # (..., h, n, d_head)
+    d_heads = _split_heads(linear(dx1, P["W_O"].T), n_heads)  # (..., h, n, d_head)
     w = C["weights"]
     dv = np.swapaxes(w, -1, -2) @ d_heads
-    dw = d_heads @ np.swapaxes(C["v"], -1, -2)
-    dscores = w * (dw - np.sum(dw * w, axis=-1, keepdims=True))  # softmax backward; 0 where masked
-    dq = dscores @ C["k"] / math.sqrt(d_head)
-    dk = np.swapaxes(dscores, -1, -2) @ C["q"] / math.sqrt(d_head)
-    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)  # back to (..., n, d)
+    dw = np.swapaxes(C["v"] @ np.swapaxes(d_heads, -1, -2), -1, -2)  # d_heads v^T, stored transposed as w is
+    dscores = dw - np.einsum("...ij,...ij->...i", dw, w)[..., None]  # softmax backward: w (dw - sum(dw w)) ...
+    dscores *= w  # ... 0 where masked
+    dscores /= math.sqrt(d_head)  # the scores were q k^T / sqrt(d_head)
+    dq = dscores @ C["k"]
+    dk = np.swapaxes(dscores, -1, -2) @ C["q"]
+    dq, dk, dv = _merge_heads(dq), _merge_heads(dk), _merge_heads(dv)  # back to (..., n, d)
     grads["W_Q"] = weight_grad(C["a"], dq)
     grads["W_K"] = weight_grad(C["a"], dk)
     grads["W_V"] = weight_grad(C["a"], dv)
-    da = dq @ P["W_Q"].T + dk @ P["W_K"].T + dv @ P["W_V"].T
-    return skip * dx1 + norm_backward(da, x, P, "ln1", grads), grads
+    da = linear(dq, P["W_Q"].T) + linear(dk, P["W_K"].T) + linear(dv, P["W_V"].T)
+    return skip * dx1 + norm_backward(da, C["ln1"], P, "ln1", grads), grads
 
 
 # --8<-- [end:block_backward]

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.attention import merge_heads, positional_encoding, scaled_dot_product_attention, split_heads
+from transformer_math.attention import _attention, _merge_heads, _split_heads, positional_encoding
 from transformer_math.block import activate, block_params, norm
 from transformer_math.checks import check_integer
 from transformer_math.model import check_model_inputs, n_layers_of
+from transformer_math.model_checks import check_cache_belongs, check_params, model_signature
 
 __all__ = ["kv_cache", "forward_cached"]
 
@@ -38,19 +39,31 @@ __all__ = ["kv_cache", "forward_cached"]
 # --8<-- [start:kv_cache]
 def kv_cache(params, max_len):
     """An empty cache of keys and values for a model of ``params``, for at most ``max_len`` tokens."""
+    check_params(params, "W_U" not in params)
     max_len = check_integer(max_len, "max_len", minimum=1)
     if "W_P" in params and max_len > len(params["W_P"]):
         raise ValueError(f"max_len = {max_len} is longer than the n_ctx = {len(params['W_P'])} positions of W_P")
-    return {"keys": [None] * n_layers_of(params), "values": [None] * n_layers_of(params), "max_len": max_len}
+    layers = n_layers_of(params)
+    return {
+        "keys": [None] * layers,
+        "values": [None] * layers,
+        "max_len": max_len,
+        "n_heads": None,
+        "model": model_signature(params),
+    }  # what the cache belongs to, checked at each use
 
 
 # --8<-- [end:kv_cache]
 
 
-def check_cache(cache, params, n_new) -> int:
-    """The number of tokens ``cache`` already holds, after checking ``n_new`` more fit in it."""
-    if not isinstance(cache, dict) or "keys" not in cache or len(cache["keys"]) != n_layers_of(params):
-        raise TypeError(f"cache must be made by kv_cache for this model, got {type(cache).__name__}")
+def check_cache(cache, params, n_new, n_heads) -> int:
+    """The number of tokens ``cache`` already holds, after checking it belongs to this model and these heads,
+    and that ``n_new`` more fit in it."""
+    if not isinstance(cache, dict) or not {"keys", "values", "max_len", "n_heads", "model"} <= set(cache):
+        raise TypeError(f"cache must be made by kv_cache(params, max_len), got {type(cache).__name__}")
+    check_cache_belongs(cache, params, "kv_cache")
+    if cache["n_heads"] not in (None, n_heads):
+        raise ValueError(f"cache holds the keys of {cache['n_heads']} heads, but n_heads = {n_heads}")
     start = 0 if cache["keys"][0] is None else cache["keys"][0].shape[-2]
     if start + n_new > cache["max_len"]:
         raise ValueError(
@@ -84,23 +97,31 @@ def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embedd
     tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings)
     if tokens.ndim != 1:
         raise ValueError(f"forward_cached takes one sequence, tokens of shape (m,), got shape {tokens.shape}")
-    start, m, d = check_cache(cache, params, len(tokens)), len(tokens), params["W_E"].shape[1]
+    check_cache(cache, params, len(tokens), n_heads)
+    return _forward_cached(params, tokens, n_heads, cache, activation, tie_embeddings)
+
+
+def _forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embeddings=False):
+    """:func:`forward_cached` without the checks."""
+    start = 0 if cache["keys"][0] is None else cache["keys"][0].shape[-2]  # tokens already in the cache
+    m, d = len(tokens), params["W_E"].shape[1]
     pe = params["W_P"] if "W_P" in params else positional_encoding(start + m, d, dtype=params["W_E"].dtype)
     x = params["W_E"][tokens] + pe[start : start + m]
     mask = np.arange(start + m)[None, :] <= np.arange(start, start + m)[:, None]  # row i sees keys 0 .. start + i
+    cache["n_heads"] = n_heads
     for layer in range(n_layers_of(params)):
         P = block_params(params, layer)
-        a = norm(P, "ln1", x)
-        q, k, v = (split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
+        a = norm(P, "ln1", x)[0]
+        q, k, v = (_split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
         if start:  # keys and values of the earlier tokens, computed once
             k = np.concatenate([cache["keys"][layer], k], axis=-2)
             v = np.concatenate([cache["values"][layer], v], axis=-2)
         cache["keys"][layer], cache["values"][layer] = k, v
-        heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (h, m, d_head): m rows, not start + m
-        x = x + merge_heads(heads) @ P["W_O"]
+        heads, _ = _attention(q, k, v, mask)  # (h, m, d_head): m rows, not start + m
+        x = x + _merge_heads(heads) @ P["W_O"]
         if "W_1" in P:  # the feed-forward layer, when the block has one
-            x = x + activate(norm(P, "ln2", x) @ P["W_1"] + P["b_1"], activation) @ P["W_2"] + P["b_2"]
-    z = norm(params, "lnf", x)
+            x = x + activate(norm(P, "ln2", x)[0] @ P["W_1"] + P["b_1"], activation)[0] @ P["W_2"] + P["b_2"]
+    z = norm(params, "lnf", x)[0]
     return z @ (params["W_E"].T if tie_embeddings else params["W_U"])
 
 

@@ -53,18 +53,21 @@ from transformer_math.block import (
     block_forward,
     block_params,
     layer_norm_backward,
+    linear,
     n_layers_of,
     norm,
     norm_backward,
     prefix,
     weight_grad,
 )
-from transformer_math.information import check_logits_and_targets, cross_entropy_from_logits
+from transformer_math.checks import token_ids
+from transformer_math.information import check_logits_and_targets
 from transformer_math.model_checks import (  # noqa: F401 - check_params, check_model_inputs: importable from here
     check_backward_inputs,
     check_init_options,
     check_model_inputs,
     check_params,
+    model_signature,
 )
 from transformer_math.softmax import softmax
 
@@ -241,6 +244,11 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, re
     ((2, 3, 5), (2, 2, 3, 3))
     """
     tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings, residual)
+    return _forward(params, tokens, n_heads, activation, tie_embeddings, residual)
+
+
+def _forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, residual=True):
+    """:func:`forward` without the checks: what :func:`~transformer_math.train.train` runs at every step."""
     n, d = tokens.shape[-1], params["W_E"].shape[1]
     pe = params["W_P"][:n] if "W_P" in params else positional_encoding(n, d, dtype=params["W_E"].dtype)
 
@@ -250,9 +258,9 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, re
         p = prefix(layer)
         x, block_cache = block_forward(block_params(params, layer), x, n_heads, activation, residual)
         cache |= {p + name: value for name, value in block_cache.items()} | {p + "x2": x}
-    z = norm(params, "lnf", x)  # LN_f(x)
-    logits = z @ (params["W_E"].T if tie_embeddings else params["W_U"])  # (..., n, V)
-    cache |= {"z": z, "tie_embeddings": tie_embeddings}
+    z, lnf = norm(params, "lnf", x)  # LN_f(x)
+    logits = linear(z, params["W_E"].T if tie_embeddings else params["W_U"])  # (..., n, V)
+    cache |= {"z": z, "lnf": lnf, "tie_embeddings": tie_embeddings, "model": model_signature(params)}
     return logits, cache
 
 
@@ -314,29 +322,33 @@ def backward(params, cache, dlogits):
     >>> all(grads[name].shape == params[name].shape for name in params)
     True
     """
-    P, C = params, cache
     dlogits = check_backward_inputs(params, cache, dlogits)
+    return _backward(params, cache, dlogits)
+
+
+def _backward(params, cache, dlogits):
+    """:func:`backward` without the checks."""
+    P, C = params, cache
     n_layers, tied = n_layers_of(P), C["tie_embeddings"]
     grads = {}
 
     # logits = z @ W_U, z = LN_f(x): x is the last block's output
     dW_U = weight_grad(C["z"], dlogits)
-    dz = dlogits @ (P["W_E"] if tied else P["W_U"].T)
-    dx = norm_backward(dz, C[prefix(n_layers - 1) + "x2"], P, "lnf", grads)
+    dz = linear(dlogits, P["W_E"] if tied else P["W_U"].T)
+    dx = norm_backward(dz, C["lnf"], P, "lnf", grads)
 
     for layer in reversed(range(n_layers)):  # the last block first
         p = prefix(layer)
-        names = ("a", "q", "k", "v", "weights", "o", "x1", "c", "u", "r")  # "c", "u", "r": when it has a FFN
+        names = ("a", "ln1", "q", "k", "v", "weights", "o", "x1", "c", "ln2", "u", "r", "gate")  # "c" on: with a FFN
         block_cache = {name: C[p + name] for name in names if p + name in C}
-        x_in = C["x0"] if layer == 0 else C[prefix(layer - 1) + "x2"]
         dx, block_grads = block_backward(
-            block_params(P, layer), block_cache, x_in, dx, C["n_heads"], C["activation"], C["residual"]
+            block_params(P, layer), block_cache, dx, C["n_heads"], C["activation"], C["residual"]
         )
         grads |= {p + name: g for name, g in block_grads.items()}
 
     # x0 = W_E[tokens] + PE: each position's gradient goes to its token's row
     grads["W_E"] = dW_U.T.copy() if tied else np.zeros_like(P["W_E"])  # tied: W_U = W_E^T's path too
-    np.add.at(grads["W_E"], C["tokens"].reshape(-1), dx.reshape(-1, dx.shape[-1]))
+    add_rows(grads["W_E"], C["tokens"].reshape(-1), dx.reshape(-1, dx.shape[-1]))
     if not tied:
         grads["W_U"] = dW_U
     if "W_P" in P:  # learned positions: position i's gradient, summed over the batch
@@ -346,6 +358,15 @@ def backward(params, cache, dlogits):
 
 
 # --8<-- [end:backward]
+
+
+def add_rows(target, rows, values):
+    """``target[rows[i]] += values[i]`` for every ``i``, repeated rows adding up: ``np.add.at``, several times faster
+    by sorting the rows first and summing each run of equal rows at once."""
+    order = np.argsort(rows, kind="stable")
+    rows, values = rows[order], values[order]
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])  # where each run of equal rows begins
+    target[rows[starts]] += np.add.reduceat(values, starts, axis=0)
 
 
 # --8<-- [start:loss_and_grads]
@@ -361,9 +382,33 @@ def loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embe
     >>> print(round(loss, 4), sorted(grads) == sorted(params))
     1.8768 True
     """
-    logits, cache = forward(params, tokens, n_heads, activation, tie_embeddings, residual)
-    loss = cross_entropy_from_logits(logits, targets)
-    return loss, backward(params, cache, cross_entropy_backward(logits, targets))
+    tokens, n_heads = check_model_inputs(params, tokens, n_heads, activation, tie_embeddings, residual)
+    targets = token_ids(targets, "targets", params["W_E"].shape[0])
+    if targets.shape != tokens.shape:
+        raise ValueError(f"targets must have the shape of tokens, {tokens.shape}, got {targets.shape}")
+    return _loss_and_grads(params, tokens, targets, n_heads, activation, tie_embeddings, residual)
+
+
+def _loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embeddings=False, residual=True):
+    """:func:`loss_and_grads` without the checks: forward, the loss and its gradient for the logits, backward."""
+    logits, cache = _forward(params, tokens, n_heads, activation, tie_embeddings, residual)
+    loss, dlogits = _cross_entropy_and_grad(logits, targets)
+    return loss, _backward(params, cache, dlogits)
+
+
+def _cross_entropy_and_grad(logits, targets):
+    r"""The mean cross entropy and its gradient :func:`cross_entropy_backward`, from one exponential of the logits."""
+    z = logits.reshape(-1, logits.shape[-1])
+    rows, y = np.arange(len(z)), targets.reshape(-1)
+    with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is 0
+        shifted = z - np.max(z, axis=-1, keepdims=True)
+    p = np.exp(shifted)
+    total = np.sum(p, axis=-1, keepdims=True)
+    picked = shifted[rows, y] - np.log(total[:, 0])  # log_softmax at the targets, as cross_entropy_from_logits
+    p /= total  # softmax
+    p[rows, y] -= 1  # prediction minus target
+    p /= len(z)
+    return float(0.0 - np.mean(picked)), p.reshape(logits.shape)
 
 
 # --8<-- [end:loss_and_grads]

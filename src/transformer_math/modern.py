@@ -68,14 +68,29 @@ def rms_norm(x, gamma=None, eps=1e-6):
     [[0.2828 0.5657 0.8485 1.6971]] 1.0
     """
     x, gamma, eps = check_rms_norm_inputs(x, gamma, eps)
-    w = wide(x)  # squares in float64 at least: float16's 300**2 would overflow
-    with np.errstate(over="ignore"):
-        mean_square = np.mean(w * w, axis=-1, keepdims=True)
-    if not np.all(np.isfinite(mean_square)):  # |x| past 1e154: divide by the largest first, as y does not change
-        c = np.max(np.abs(w), axis=-1, keepdims=True)
-        w, mean_square, eps = w / c, np.mean((w / c) ** 2, axis=-1, keepdims=True), eps / c / c
-    y = w / np.sqrt(mean_square + eps)
-    return (y if gamma is None else y * gamma).astype(x.dtype, copy=False)
+    if eps == 0 and np.any(np.all(x == 0, axis=-1)):
+        raise ValueError("rms_norm with eps=0 of a zero vector divides 0 by 0; use eps > 0")
+    return _rms_norm(x, gamma, eps)
+
+
+def _rms_norm(x, gamma=None, eps=1e-6):
+    """:func:`rms_norm` without the checks; a row whose squares overflow or vanish is divided by a power of 2 first."""
+    w = x.astype(np.promote_types(x.dtype, np.float32))  # float16 computed in float32, as PyTorch does
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # those rows are redone below
+        rms = np.sqrt(np.mean(np.square(w), axis=-1, keepdims=True) + eps)
+        bad = ~(np.isfinite(rms) & (rms >= np.sqrt(np.finfo(w.dtype).tiny / np.finfo(w.dtype).eps)))
+        y = w / rms
+    if np.any(bad):  # as normalise does for LayerNorm: x = 2**k u, rms(x) = 2**k sqrt(mean(u**2) + eps 2**(-2k))
+        rows = bad[..., 0]
+        u = w[rows].astype(np.float64)
+        k = np.frexp(np.max(np.abs(u), axis=-1, keepdims=True))[1]
+        k = np.maximum(k, np.frexp(np.sqrt(eps))[1] - 500) if eps > 0 else k
+        u = np.ldexp(u, -k)
+        y[rows] = u / np.sqrt(np.mean(u * u, axis=-1, keepdims=True) + np.ldexp(eps, -2 * k))
+    if gamma is not None:
+        y *= gamma
+    with np.errstate(over="ignore"):  # a result past float16's 65504 is inf, as in PyTorch
+        return y.astype(x.dtype, copy=False)
 
 
 # --8<-- [end:rms_norm]
@@ -92,10 +107,15 @@ def silu(x):
     >>> print(silu(np.array([-2.0, 0.0, 2.0])).round(4))
     [-0.2384  0.      1.7616]
     """
-    x = finite_floats(x, "x")
+    return _silu(finite_floats(x, "x"))
+
+
+def _silu(x):
+    """:func:`silu` without the checks; ``-inf`` gives 0 and ``inf`` gives inf, its limits."""
     e = np.exp(-np.abs(x))  # never overflows: sigma(x) = 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below
     sigma = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-    return (x * sigma).astype(x.dtype, copy=False)
+    with np.errstate(invalid="ignore"):  # -inf * 0 is NaN; silu's limit there is 0
+        return np.where(np.isneginf(x), 0.0, x * sigma).astype(x.dtype, copy=False)
 
 
 # --8<-- [end:silu]
@@ -135,8 +155,15 @@ def swiglu(x, w_gate, w_up, w_down):
     (3, 4)
     """
     x, w_gate, w_up, w_down = check_swiglu_inputs(x, w_gate, w_up, w_down)
-    with np.errstate(over="ignore", invalid="ignore"):  # a result past the float range is inf, quietly
-        return (silu(x @ w_gate) * (x @ w_up)) @ w_down
+    with np.errstate(over="ignore", invalid="ignore"):  # an intermediate past the float range is inf ...
+        gate, up = x @ w_gate, x @ w_up
+        out = (_silu(gate) * up) @ w_down
+    if np.any(np.isnan(out)):  # ... but inf * 0 or inf - inf has no value: NaN, which PyTorch returns silently
+        raise ValueError(
+            f"swiglu: x @ w_gate and x @ w_up overflow (entries up to {np.max(np.abs(gate)):g} and "
+            f"{np.max(np.abs(up)):g}) and their product has no value (inf * 0 or inf - inf); scale x down"
+        )
+    return out
 
 
 # --8<-- [end:swiglu]
@@ -198,8 +225,9 @@ def apply_rope(x, positions=None, base=10000.0):
     cos, sin = np.cos(angle), np.sin(angle)
     even, odd = wide(x[..., 0::2]), wide(x[..., 1::2])  # in float64 at least, then back to x's dtype
     out = np.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin  # the 2 x 2 rotation, pair by pair
-    out[..., 1::2] = even * sin + odd * cos
+    with np.errstate(over="ignore"):  # a result past float16's 65504 is inf, as in PyTorch
+        out[..., 0::2] = even * cos - odd * sin  # the 2 x 2 rotation, pair by pair
+        out[..., 1::2] = even * sin + odd * cos
     return out
 
 

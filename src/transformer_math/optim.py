@@ -74,6 +74,10 @@ class Optimizer:
                 raise TypeError(f"gradient {i} has dtype {g.dtype}, but parameter {i} has dtype {p.dtype}")
         return grads
 
+    def step(self, grads: Sequence[np.ndarray]) -> None:
+        """One update of every parameter, in place, after checking the gradients: a bad call changes nothing."""
+        self._step(self._checked(grads))
+
 
 # --8<-- [end:Optimizer]
 
@@ -115,8 +119,7 @@ class SGD(Optimizer):
         self.momentum = check_in_range(momentum, "momentum", 0.0, 1.0)
         self.velocity = [np.zeros_like(p) for p in self.params]
 
-    def step(self, grads):
-        grads = self._checked(grads)
+    def _step(self, grads):  # the gradients, as Optimizer.step checked them
         self.t += 1
         for p, g, v in zip(self.params, grads, self.velocity):
             v *= self.momentum
@@ -154,6 +157,11 @@ class Adam(Optimizer):
         $\epsilon > 0$, keeps the division finite where $\hat v = 0$ (an entry whose gradient has
         always been 0 then gets the step $0 / \epsilon = 0$ instead of $0 / 0$ = nan).
 
+    For float16 parameters, $m$, $v$ and the step are kept in float32 and each parameter is rounded once
+    to float16: in float16 itself $\epsilon = 10^{-8}$ rounds to 0 and $(1 - \beta_2) g^2$ underflows for
+    any $|g|$ below about 0.005, which would turn the steps into inf and NaN (mixed-precision training keeps
+    its optimizer state in float32 for the same reason).
+
     Examples
     --------
     >>> from transformer_math.optim import Adam
@@ -173,19 +181,25 @@ class Adam(Optimizer):
         self.beta1 = check_in_range(beta1, "betas[0]", 0.0, 1.0)
         self.beta2 = check_in_range(beta2, "betas[1]", 0.0, 1.0)
         self.eps = check_in_range(eps, "eps", 0.0, low_open=True)  # eps = 0 would turn 0 / 0 into nan
-        self.m = [np.zeros_like(p) for p in self.params]  # running mean of g
-        self.v = [np.zeros_like(p) for p in self.params]  # running mean of g**2
+        state = [np.promote_types(p.dtype, np.float32) for p in self.params]  # float16: eps would round to 0
+        self.m = [np.zeros(p.shape, dtype) for p, dtype in zip(self.params, state)]  # running mean of g
+        self.v = [np.zeros(p.shape, dtype) for p, dtype in zip(self.params, state)]  # running mean of g**2
 
-    def step(self, grads):
-        grads = self._checked(grads)
+    def _step(self, grads):  # the gradients, as Optimizer.step checked them
         self.t += 1
         for p, g, m, v in zip(self.params, grads, self.m, self.v):
-            m[...] = self.beta1 * m + (1 - self.beta1) * g
+            g = g.astype(m.dtype, copy=False)  # float16 in float32, where (1 - beta2) g**2 does not underflow
+            m *= self.beta1
+            m += (1 - self.beta1) * g  # m = beta1 m + (1 - beta1) g
+            v *= self.beta2
             with np.errstate(over="ignore"):  # |g| past 1e154 squares to inf: its step is then 0, as in PyTorch
-                v[...] = self.beta2 * v + (1 - self.beta2) * g**2
+                v += (1 - self.beta2) * np.square(g)  # v = beta2 v + (1 - beta2) g**2
             m_hat = m / (1 - self.beta1**self.t)  # bias correction
             v_hat = v / (1 - self.beta2**self.t)
-            p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+            denominator = np.sqrt(v_hat)
+            denominator += self.eps  # in place, as below: the step makes no more arrays than it needs
+            m_hat /= denominator
+            p -= self.lr * m_hat  # theta - lr m_hat / (sqrt(v_hat) + eps); float16: in float32, rounded once
 
     # --8<-- [end:Adam]
 
@@ -251,18 +265,24 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps)
         self.weight_decay = check_weight_decay(weight_decay, len(self.params))  # one lambda per parameter
 
-    def step(self, grads):
-        grads = self._checked(grads)  # check before decaying, so a bad call changes nothing
+    def _step(self, grads):  # the gradients, as Optimizer.step checked them: a bad call decays nothing
         for p, decay in zip(self.params, self.weight_decay):
             p -= self.lr * decay * p  # decoupled: not part of the gradient
-        super().step(grads)  # Adam's step from the loss gradient alone
+        super()._step(grads)  # Adam's step from the loss gradient alone
 
     # --8<-- [end:AdamW]
 
 
+SMALLEST_SUM = float(np.finfo(np.float32).tiny / np.finfo(np.float32).eps)  # below: float32 squares lost digits
+
+
 def global_norm(arrays: list[np.ndarray]) -> float:
-    r"""$\sqrt{\sum_i \lVert a_i \rVert^2}$ of finite arrays, in float64 and scaled by a power of 2 as
-    ``np.linalg.norm`` is, so that no square overflows (near 1e200) or underflows (near 1e-200)."""
+    r"""$\sqrt{\sum_i \lVert a_i \rVert^2}$ of finite arrays: by one dot product per array when no square
+    overflows or underflows, else in float64 and scaled by a power of 2, as ``np.linalg.norm`` is."""
+    if all(a.dtype.itemsize >= 4 for a in arrays):  # float32 and float64: one pass each, with BLAS
+        total = sum(float(np.vdot(a, a)) for a in arrays)
+        if SMALLEST_SUM < total < math.inf:
+            return math.sqrt(total)
     largest = max((float(np.max(np.abs(a), initial=0.0)) for a in arrays), default=0.0)
     if largest == 0:
         return 0.0
@@ -315,6 +335,11 @@ def clip_grad_norm(grads, max_norm):
     """
     grads = array_list(grads, "grads", "gradient")  # finite float arrays: clipping cannot repair NaN or inf
     max_norm = check_number(max_norm, "max_norm", positive=True)
+    return _clip_grad_norm(grads, max_norm)
+
+
+def _clip_grad_norm(grads, max_norm):
+    """:func:`clip_grad_norm` without the checks: ``grads`` finite float arrays, ``max_norm > 0``."""
     norm = global_norm(grads)
     scale = min(1.0, max_norm / (norm + 1e-6))  # PyTorch's 1e-6: finite at norm 0
     return [g * scale for g in grads], norm  # a Python float scale keeps each gradient's dtype

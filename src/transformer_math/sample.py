@@ -2,10 +2,10 @@ r"""Decoding: the distribution of the next token, drawing from it, and generatin
 
 The model's last position gives logits $z$ for the next token; it is drawn from
 
-$$p = \operatorname{softmax}(z / T),$$
+$$p = \operatorname{softmax}(z / \tau),$$
 
 optionally truncated to the $k$ most probable tokens (top-$k$) or to the fewest whose probabilities add
-up to $p$ (nucleus, top-$p$), and renormalised. $T \to 0$ puts all the probability on the largest logit
+up to $p$ (nucleus, top-$p$), and renormalised. $\tau \to 0$ puts all the probability on the largest logit
 (greedy decoding). A logit of $-\infty$ is a masked token: it gets probability exactly 0.
 
 Example
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.checks import check_generator, check_in_range, check_integer, float_array, token_ids
-from transformer_math.kv_cache import forward_cached
+from transformer_math.checks import check_generator, check_in_range, check_integer, float_array, token_ids, wide
+from transformer_math.kv_cache import _forward_cached
 from transformer_math.kv_cache import kv_cache as new_kv_cache
-from transformer_math.model import check_model_inputs, check_params, forward
-from transformer_math.softmax import check_rows, softmax
+from transformer_math.model import _forward, check_model_inputs, check_params
+from transformer_math.softmax import _softmax, check_rows
 
 __all__ = ["sampling_distribution", "sample_token", "generate"]
 
@@ -45,10 +45,10 @@ def check_sampling(logits, temperature, top_k, top_p) -> tuple[np.ndarray, float
 
 # --8<-- [start:sampling_distribution]
 def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
-    r"""The distribution the next token is drawn from: $\operatorname{softmax}(z / T)$, optionally truncated.
+    r"""The distribution the next token is drawn from: $\operatorname{softmax}(z / \tau)$, optionally truncated.
 
-    * ``temperature`` $T$: below 1 sharpens the distribution, above 1 flattens it; $T = 0$ is the
-      limit $T \to 0$, all the probability on the largest logit (greedy decoding).
+    * ``temperature`` $\tau$: below 1 sharpens the distribution, above 1 flattens it; $\tau = 0$ is the
+      limit $\tau \to 0$, all the probability on the largest logit (greedy decoding).
     * ``top_k``: keep only the $k$ most probable tokens.
     * ``top_p`` (nucleus sampling): keep the fewest most probable tokens whose probabilities add up to at
       least $p$.
@@ -60,7 +60,7 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
     logits : array_like
         Shape ``(V,)``, the scores of the next token.
     temperature : float, default 1.0
-        $T \geq 0$.
+        $\tau \geq 0$.
     top_k : int, optional
         $1 \leq k \leq V$.
     top_p : float, optional
@@ -84,16 +84,22 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
     [0.7311 0.2689 0.     0.    ]
     """
     z, temperature = check_sampling(logits, temperature, top_k, top_p)
-    if temperature == 0:  # the limit T -> 0: all the probability on the largest logit (split between ties)
-        return softmax(np.where(z == z.max(), 0.0, -np.inf).astype(z.dtype))
+    return _sampling_distribution(z, temperature, top_k, top_p)
+
+
+def _sampling_distribution(z, temperature=1.0, top_k=None, top_p=None):
+    """:func:`sampling_distribution` without the checks: ``z`` a float vector whose maximum is finite."""
+    if temperature == 0:  # the limit tau -> 0: all the probability on the largest logit (split between ties)
+        return _softmax(np.where(z == z.max(), 0.0, -np.inf).astype(z.dtype))
     if top_k is not None:
         kept = np.argsort(-z, kind="stable")[: int(top_k)]  # the k largest (ties: the lower id)
         z = np.where(np.isin(np.arange(z.size), kept), z, -np.inf)
-    p = softmax(z, temperature=temperature)  # softmax(z / T), stable for any T > 0
+    p = _softmax(z, temperature=temperature)  # softmax(z / tau), stable for any tau > 0
     if top_p is not None:
         order = np.argsort(-p, kind="stable")
-        before = np.cumsum(p[order]) - p[order]  # probability of the tokens ranked above each one
-        p[order[before >= top_p]] = 0.0  # keep a token while the ones above it hold less than top_p
+        ranked = wide(p[order])  # in float64: a float32 running sum can reach 1 before the last token
+        before = np.cumsum(ranked) - ranked  # probability of the tokens ranked above each one
+        p[order[before >= top_p * ranked.sum()]] = 0.0  # keep a token while those above hold less than top_p
         p = p / p.sum()
     return p
 
@@ -128,7 +134,13 @@ def sample_token(logits, rng, temperature=1.0, top_k=None, top_p=None):
     0
     """
     check_generator(rng, "rng")
-    p = sampling_distribution(logits, temperature, top_k, top_p)
+    z, temperature = check_sampling(logits, temperature, top_k, top_p)
+    return _sample_token(z, rng, temperature, top_k, top_p)
+
+
+def _sample_token(z, rng, temperature=1.0, top_k=None, top_p=None):
+    """:func:`sample_token` without the checks."""
+    p = _sampling_distribution(z, temperature, top_k, top_p)
     if temperature == 0:
         return int(np.argmax(p))  # greedy uses no randomness: rng is left as it was (ties: the lower id)
     return int(rng.choice(p.size, p=p))
@@ -152,7 +164,7 @@ def check_generate_inputs(params, prompt, n_new, n_heads, context, temperature, 
             raise ValueError(f"context = {context} is longer than the n_ctx = {n_ctx} positions of W_P")
         context = n_ctx if context is None else context
     check_model_inputs(params, tokens[-context:] if context else tokens, n_heads, *options[:2])
-    check_sampling(np.zeros(params["W_E"].shape[0]), temperature, top_k, top_p)
+    temperature = check_sampling(np.zeros(params["W_E"].shape[0]), temperature, top_k, top_p)[1]
     if (top_k is not None or top_p is not None) and temperature == 0:
         raise ValueError("top_k and top_p need temperature > 0; temperature = 0 is greedy decoding")
     check_integer(seed, "seed")
@@ -163,7 +175,7 @@ def check_generate_inputs(params, prompt, n_new, n_heads, context, temperature, 
             f"kv_cache=True keeps every token, so prompt + n_new = {len(tokens) + n_new} tokens must fit in "
             f"context = {context}; a cache longer than the context is refused (without it, the window slides)"
         )
-    return [int(t) for t in tokens], n_new, context
+    return [int(t) for t in tokens], n_new, context, temperature
 
 
 # --8<-- [start:generate]
@@ -207,22 +219,22 @@ def generate(
     >>> a == generate(params, [0, 1], n_new=6, n_heads=2, temperature=1.0, seed=3, kv_cache=True)
     True
     """
-    tokens, n_new, context = check_generate_inputs(
+    tokens, n_new, context, temperature = check_generate_inputs(
         params, prompt, n_new, n_heads, context, temperature, top_k, top_p, seed, (activation, tie_embeddings, kv_cache)
     )
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # everything was checked above: the loop runs the unchecked kernels
     if kv_cache:
         cache = new_kv_cache(params, len(tokens) + n_new)
-        logits = forward_cached(params, tokens, n_heads, cache, activation, tie_embeddings)  # the prompt, once
+        logits = _forward_cached(params, np.array(tokens), n_heads, cache, activation, tie_embeddings)  # the prompt
         for i in range(n_new):
-            tokens.append(sample_token(logits[-1], rng, temperature, top_k, top_p))
+            tokens.append(_sample_token(logits[-1], rng, temperature, top_k, top_p))
             if i < n_new - 1:  # the new token alone: one row per block
-                logits = forward_cached(params, tokens[-1:], n_heads, cache, activation, tie_embeddings)
+                logits = _forward_cached(params, np.array(tokens[-1:]), n_heads, cache, activation, tie_embeddings)
         return tokens
     for _ in range(n_new):
         window = tokens if context is None else tokens[-context:]
-        logits, _ = forward(params, np.array(window), n_heads, activation, tie_embeddings)
-        tokens.append(sample_token(logits[-1], rng, temperature, top_k, top_p))
+        logits, _ = _forward(params, np.array(window), n_heads, activation, tie_embeddings)
+        tokens.append(_sample_token(logits[-1], rng, temperature, top_k, top_p))
     return tokens
 
 

@@ -126,14 +126,24 @@ def softmax(x, axis=-1, temperature=1.0):
     temperature = check_number(temperature, "temperature", positive=True)
     x = float_array(x, "x")
     axis = check_axis(axis, x)
-    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # the largest score of each row
-    check_rows(x, m, axis, "softmax")  # refuses empty rows, NaN, +inf, and rows that are all -inf
+    check_rows(x, np.max(x, axis=axis, keepdims=True, initial=-np.inf), axis, "softmax")  # empty, NaN, +inf, all -inf
+    return _softmax(x, axis, temperature)
+
+
+def _softmax(x, axis=-1, temperature=1.0, out=None):
+    """:func:`softmax` without the checks: every row of ``x`` has a finite maximum, ``temperature > 0``; ``out=x``
+    computes it in place."""
+    finfo = np.finfo(x.dtype)
+    if x.dtype != np.float64 and not float(finfo.tiny) <= temperature <= float(finfo.max):  # T would round to 0 or
+        return _softmax(x.astype(np.float64), axis, temperature).astype(x.dtype)  # inf in x's dtype: in float64
+    m = np.max(x, axis=axis, keepdims=True)  # the largest score of each row
     with np.errstate(over="ignore", invalid="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is 0
-        out = np.subtract(x, m)  # the one full-size array we allocate; every entry <= 0
+        out = np.subtract(x, m, out=out)  # the one full-size array we allocate; every entry <= 0
         if temperature != 1.0:
             out /= temperature  # (x - m) / T: the maximum of x / T is m / T
-            lost = np.isinf(out) & np.isfinite(x)  # x - m overflowed, but (x - m) / T may not: T > 1
-            out[lost] = (x / temperature - m / temperature)[lost]  # divide first, then subtract
+            if temperature > 1.0:  # x - m may have overflowed where (x - m) / T does not
+                lost = np.isinf(out) & np.isfinite(x)
+                out[lost] = (x / temperature - m / temperature)[lost]  # divide first, then subtract
     np.exp(out, out=out)  # in place: exp(-inf) is exactly 0
     out /= np.sum(out, axis=axis, keepdims=True)
     return out

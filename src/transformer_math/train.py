@@ -11,7 +11,7 @@ L(\theta) &= -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \\
 
 with $z$ from :func:`~transformer_math.model.forward` and $\nabla_\theta L$ from
 :func:`~transformer_math.model.loss_and_grads`, optionally with gradient clipping and a warm-up and
-cosine schedule (:mod:`transformer_math.optim`). As in GPT-2 and nanoGPT, only the matrices decay
+cosine schedule (:mod:`transformer_math.optim`). As in the first GPT and nanoGPT, only the matrices decay
 (:func:`make_optimizer`).
 
 Example
@@ -27,11 +27,13 @@ True
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from transformer_math.checks import check_in_range, check_integer, check_number, integer_array
-from transformer_math.model import check_model_inputs, loss_and_grads
-from transformer_math.optim import AdamW, clip_grad_norm, warmup_cosine
+from transformer_math.checks import check_in_range, check_integer, check_number, integer_array, token_ids
+from transformer_math.model import _loss_and_grads, check_model_inputs
+from transformer_math.optim import AdamW, _clip_grad_norm, global_norm, warmup_cosine
 
 __all__ = ["make_windows", "make_optimizer", "train"]
 
@@ -51,8 +53,8 @@ def check_training_inputs(
     params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed, options
 ):
     """Every argument of :func:`train` checked before the first forward pass, so a bad one costs no time."""
-    tokens, n_heads = check_model_inputs(params, tokens, n_heads, *options)
-    targets = integer_array(targets, "targets")
+    tokens, n_heads = check_model_inputs(params, tokens, n_heads, *options)  # every parameter, once
+    targets = token_ids(targets, "targets", params["W_E"].shape[0])
     if targets.shape != tokens.shape:
         raise ValueError(f"targets must have the shape of tokens, {tokens.shape}, got {targets.shape}")
     steps = check_integer(steps, "steps")
@@ -67,6 +69,15 @@ def check_training_inputs(
             raise ValueError(f"batch_size needs tokens of shape (windows, n), got shape {tokens.shape}")
         rng = np.random.default_rng(check_integer(seed, "seed"))
     return tokens, targets, n_heads, steps, rng
+
+
+def check_finite_step(t, loss, norm) -> None:
+    """Stop before step ``t``'s update if its loss or its gradients' norm is not finite: training has diverged."""
+    if not math.isfinite(loss) or not math.isfinite(norm):
+        raise FloatingPointError(
+            f"step {t}: the {'loss' if not math.isfinite(loss) else 'gradient'} is not finite (loss {loss}); "
+            "training diverged before this update, which is not applied: try a smaller lr or max_grad_norm"
+        )
 
 
 # --8<-- [start:make_windows]
@@ -104,9 +115,9 @@ def make_windows(stream, seq_len):
 def make_optimizer(params, lr=1e-2, weight_decay=0.01):
     r"""AdamW over every array of the model ``params``, in the order of ``list(params)``, decaying only matrices.
 
-    As nanoGPT's ``configure_optimizers`` (and GPT-2, GPT-3): every array of two or more dimensions, the
-    embeddings and the weight matrices, decays by ``weight_decay``; the vectors, biases and LayerNorm
-    gains and shifts, do not. A bias or a gain has no scale to keep small, and decaying a LayerNorm gain
+    As nanoGPT's ``configure_optimizers`` and the first GPT (Radford et al., 2018: decay "on all non bias or
+    gain weights"): every array of two or more dimensions, the embeddings and the weight matrices, decays by
+    ``weight_decay``; the vectors, biases and LayerNorm gains and shifts, do not. A bias or a gain has no scale to keep small, and decaying a LayerNorm gain
     would pull it towards 0, not towards its initial 1.
 
     Examples
@@ -185,19 +196,25 @@ def train(
     names = list(params)
     optimizer = make_optimizer(params, lr=lr, weight_decay=weight_decay)  # the arrays of names, in order
     losses = []
-    for t in range(steps):
-        if batch_size is None:
-            loss, grads = loss_and_grads(params, tokens, targets, n_heads, *options)
-        else:
-            rows = rng.integers(0, len(tokens), size=batch_size)  # a random mini-batch of windows
-            loss, grads = loss_and_grads(params, tokens[rows], targets[rows], n_heads, *options)
-        grads = [grads[name] for name in names]
-        if max_grad_norm is not None:
-            grads, _ = clip_grad_norm(grads, max_grad_norm)
-        if warmup_steps is not None:
-            optimizer.lr = warmup_cosine(t, steps, warmup_steps, peak_lr=lr)
-        optimizer.step(grads)
-        losses.append(loss)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a step that diverges is caught below
+        for t in range(steps):  # everything was checked above: the steps run the unchecked kernels
+            if batch_size is None:
+                loss, grads = _loss_and_grads(params, tokens, targets, n_heads, *options)
+            else:
+                rows = rng.integers(0, len(tokens), size=batch_size)  # a random mini-batch of windows
+                loss, grads = _loss_and_grads(params, tokens[rows], targets[rows], n_heads, *options)
+            grads = [grads[name] for name in names]
+            if max_grad_norm is not None:
+                grads, norm = _clip_grad_norm(grads, max_grad_norm)
+            else:
+                norm = global_norm(grads)
+            check_finite_step(t, loss, norm)
+            if warmup_steps is not None:
+                optimizer.lr = warmup_cosine(t, steps, warmup_steps, peak_lr=lr)
+            optimizer._step(grads)
+            losses.append(loss)
+    if not all(np.all(np.isfinite(params[name])) for name in names):  # the last update overflowed
+        raise FloatingPointError(f"step {steps - 1}: the update made a parameter inf or NaN: try a smaller lr")
     return losses
 
 

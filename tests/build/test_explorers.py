@@ -107,7 +107,7 @@ def induction_history() -> dict[int, tuple]:
     from transformer_math.train import make_optimizer
     from transformer_math.transformer import forward, init_params, loss_and_grads
 
-    params = init_params(n_layers=2, **SIZES)
+    params = {name: w.astype(np.float32) for name, w in init_params(n_layers=2, **SIZES).items()}
     names = list(params)
     optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)
     rng = np.random.default_rng(0)
@@ -122,11 +122,8 @@ def induction_history() -> dict[int, tuple]:
             seen[step] = (nll[:EVAL_T].mean(), nll[EVAL_T:].mean(), weights, previous)
         if step < STEPS:
             x, y = repeated_tokens(rng, BATCH, period=rng.integers(5, 11))
-            half = BATCH // 2  # two halves, their gradients averaged, as the chapter's run does
-            grads = [
-                loss_and_grads(params, x[rows], y[rows], N_HEADS)[1] for rows in (slice(0, half), slice(half, None))
-            ]
-            optimizer.step([(grads[0][name] + grads[1][name]) / 2 for name in names])
+            grads = loss_and_grads(params, x, y, N_HEADS)[1]
+            optimizer.step([grads[name] for name in names])
     return seen
 
 

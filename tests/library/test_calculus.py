@@ -138,7 +138,7 @@ def test_gradient_check_catches_a_wrong_gradient():
 
 
 def test_gradient_check_is_relative_at_every_scale():
-    """A gradient 50 % too large scores about 1/3 at every scale, and a right one stays near 0 (issue 23)."""
+    """A gradient 50 % too large scores about 1/3 at every scale, and a right one stays near 0."""
     x = np.array([1.0, -2.0, 0.5])
     for scale in [1e-6, 1.0, 1e6]:
         f = lambda v, s=scale: s * np.sum(v**2)  # noqa: E731

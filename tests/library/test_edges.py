@@ -1,4 +1,4 @@
-"""The library at its edges (issue 23): every bad input a clear error, every edge value exact, no warning.
+"""The library at its edges: every bad input a clear error, every edge value exact, no warning.
 
 Each error test asserts the exception type and that the message names the argument and what it got.
 The value tests check the exact answers at the edges of each function's domain.
@@ -403,7 +403,7 @@ def test_a_read_only_parameter_and_an_incomplete_model_are_refused():
         SGD([w], lr=0.1)
     params = init_params(vocab_size=5, d_model=8, d_ff=16)
     del params["W_U"], params["b_1"]
-    with pytest.raises(ValueError, match="params lacks b_1, W_U; make it with init_params"):
+    with pytest.raises(ValueError, match=r"params lacks params\['b_1'\], params\['W_U'\]; make it with init_params"):
         forward(params, np.array([0, 1]), n_heads=2)
 
 

@@ -56,7 +56,7 @@ def test_kl_is_asymmetric_and_cross_entropy_decomposes():
 
 
 def test_cross_entropy_is_exact_down_to_zero():
-    """No clipping (issue 23): -log p exactly for every p > 0, and inf at p = 0, without a warning."""
+    """No clipping: -log p exactly for every p > 0, and inf at p = 0, without a warning."""
     assert cross_entropy([1.0, 0.0], [1e-20, 1 - 1e-20]) == pytest.approx(20 * np.log(10), rel=1e-15)
     assert cross_entropy([1.0, 0.0], [5e-324, 1.0]) == pytest.approx(744.44007, rel=1e-7)
     assert cross_entropy([1.0, 0.0], [0.0, 1.0]) == np.inf

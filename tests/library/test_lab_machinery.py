@@ -3,8 +3,11 @@ cases vary and repeat, a failure says what is wrong without the answer, and the 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import io
+import operator
 import sys
 import threading
 
@@ -14,8 +17,9 @@ import pytest
 import transformer_math.softmax as library_softmax
 from transformer_math.labs.cases import Case, changed, generator
 from transformer_math.labs.diagnose import compare
-from transformer_math.labs.guard import guarded, loops_only_array
+from transformer_math.labs.guard import guarded
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber, Verdict, call_guarded, digest
+from transformer_math.labs.trace import loops_only_array
 
 OWN = ("transformer_math.softmax.softmax",)
 EARLY_ALIAS = library_softmax.softmax  # bound before any check runs
@@ -47,6 +51,39 @@ def switched_off(x):
     return library_softmax.softmax(x)
 
 
+def switched_off_and_on(x):
+    hook = sys.getprofile()
+    sys.setprofile(None)
+    try:
+        return library_softmax.softmax(x)
+    finally:
+        sys.setprofile(hook)
+
+
+class Later:
+    """A result whose numbers are computed when the check reads them, after the guard is gone."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __array__(self, dtype=None, copy=None):
+        return library_softmax.softmax(self.x)
+
+
+def through_ctypes(x):
+    import ctypes
+
+    ctypes.pythonapi.PyEval_SetProfile  # noqa: B018 - the lookup alone is refused
+    return library_softmax.softmax(x)
+
+
+def in_a_shell(x):
+    import os
+
+    os.system("true")
+    return stable(x)
+
+
 EXEC_NAMESPACE = {"__name__": "__main__", "library_softmax": library_softmax}  # as a notebook's exec() makes it
 exec("def by_exec(x):\n    return library_softmax.softmax(x)", EXEC_NAMESPACE)
 
@@ -64,6 +101,10 @@ ROUTES = {
     "sys.setprofile(None)": switched_off,
     "a function made by exec": EXEC_NAMESPACE["by_exec"],
     "the checks' own module": lambda x: importlib.import_module("transformer_math.labs.diagnose").compare(x, x),
+    "sys.setprofile switched off and on again": switched_off_and_on,
+    "a result computed when the check reads it": Later,
+    "ctypes": through_ctypes,
+    "os.system": in_a_shell,
 }
 
 
@@ -74,6 +115,7 @@ def test_every_route_to_the_library_is_refused(route):
         call_guarded(ROUTES[route], (np.array([1.0, 2.0]),), {}, own=OWN)
     assert verdict.value.verdict == "Wrong"
     assert "write" in verdict.value.lines[0] or "setprofile" in verdict.value.lines[0], verdict.value.lines
+    assert sys.getprofile() is None and sys.gettrace() is None
 
 
 def test_the_refusal_names_the_function_and_says_write_it_yourself():
@@ -123,7 +165,20 @@ LOOP_ROUTES = {
     ".dot": lambda X, Y: np.asarray(X).dot(Y),
     "np.tensordot": lambda X, Y: np.tensordot(X, Y, 1),
     "np.linalg.multi_dot": lambda X, Y: np.linalg.multi_dot([X, Y]),
+    "an alias bound before, on plain arrays, with multiplications to spare": lambda X, Y: plain_product(X, Y),
+    "operator.matmul on plain arrays": lambda X, Y: operator.matmul(np.asarray(X), np.asarray(Y)),
+    "ndarray.__matmul__ on plain arrays": lambda X, Y: np.ndarray.__matmul__(np.asarray(X), np.asarray(Y)),
+    "a plain array's own .dot": lambda X, Y: np.array(X).dot(np.array(Y)),
+    "loops that run, and a product that answers": lambda X, Y: (loops(X, Y), EARLY_MATMUL(np.asarray(X), Y))[1],
 }
+
+
+def plain_product(X, Y):
+    X, Y = np.asarray(X), np.asarray(Y)
+    spare = 1.0
+    for k in range(X.shape[0] * Y.shape[1]):
+        spare = spare * float(k)  # as many multiplications as the result has entries
+    return EARLY_MATMUL(X, Y)
 
 
 @pytest.mark.parametrize("route", LOOP_ROUTES)
@@ -141,6 +196,76 @@ def test_the_loops_guard_counts_the_multiplications_of_the_learners_code():
     assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == 24
     _, broadcast = call_guarded(lambda X, Y: (X[:, :, None] * Y[None]).sum(1), (X, Y), {}, loops=True)
     assert broadcast.multiplications == 1
+
+
+def test_np_multiply_counts_as_the_learners_multiplication():
+    X, Y = loops_only_array(np.ones((2, 3))), loops_only_array(np.ones((3, 4)))
+
+    def rows_by_columns(X, Y):
+        out = np.zeros((2, 4))
+        for i in range(2):
+            for j in range(4):
+                out[i, j] = np.multiply(np.asarray(X)[i], np.asarray(Y)[:, j]).sum()
+        return out
+
+    result, seen = call_guarded(rows_by_columns, (X, Y), {}, loops=True)
+    assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == 8
+
+
+def geometric_loop(g, beta, t):
+    m = 0.0
+    for _ in range(t):
+        m = beta * m + (1 - beta) * g
+    return m
+
+
+def test_a_budget_of_python_steps_refuses_a_loop_and_lets_a_closed_form_run():
+    value, seen = call_guarded(lambda g, beta, t: g * (1 - beta**t), (2.0, 0.9, 1000), {}, budget=200)
+    assert abs(value - 2.0) < 1e-9 and seen.steps < 50
+    with pytest.raises(Verdict) as verdict:
+        call_guarded(geometric_loop, (2.0, 0.9, 1000), {}, budget=200)
+    assert "more than 200 steps of Python" in verdict.value.lines[0]
+    assert sys.gettrace() is None
+
+
+def check_of_doubles():
+    return Checks("demo", {"double": FunctionCheck(("x",), double_cases, lambda x: 2 * x, tol=1e-9)})
+
+
+def verdict_of(check, name, value) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check(name, value)
+    return out.getvalue()
+
+
+def test_the_last_case_is_drawn_anew_at_every_run_so_a_table_of_answers_fails():
+    check = check_of_doubles()
+    first = verdict_of(check, "double", lambda x: 2 * x)
+    assert first == "Correct: double - 3 hidden cases\n"
+    seen, table = [], {}
+
+    def from_the_table(x):  # answers the cases it met before; notes the others
+        key = np.asarray(x).tobytes()
+        if key not in table:
+            seen.append(np.array(x))
+        return table.get(key, np.zeros_like(x))
+
+    for _ in range(4):
+        said = verdict_of(check, "double", from_the_table)
+        table.update({x.tobytes(): 2 * x for x in seen})
+    assert said.startswith("Wrong: double - case 3 of 3") and "drawn anew at this run" in said
+    again = check_of_doubles()  # a new session draws the same cases as the first
+    assert verdict_of(again, "double", lambda x: 2 * x) == first
+
+
+def test_a_result_is_read_inside_the_guard_and_objects_of_a_graph_stay_as_they_are():
+    class Node:
+        pass
+
+    node = Node()
+    (result, _), (kept, _) = (call_guarded(f, (), {}) for f in (lambda: (np.float32(1), [1, 2]), lambda: [node]))
+    assert result == (np.float32(1), [1, 2]) and kept[0] is node
 
 
 def test_cases_repeat_for_a_name_and_differ_between_names():
@@ -181,13 +306,13 @@ def in_place(x):
 @pytest.mark.parametrize(
     "answer, printed",
     [
-        (lambda x: 2 * x, "Correct: double - 2 hidden cases"),
+        (lambda x: 2 * x, "Correct: double - 3 hidden cases"),
         (..., "Not yet: double - replace the ... in the exercise"),
         (lambda x: ..., "Not yet: double - replace the ... in the exercise"),
         (lambda x: x * ..., "Not yet: double - it uses a function that still holds its ... (an earlier exercise?)"),
-        (in_place, "Wrong: double - case 1 of 2: x = [-0.32 -0.97]"),
-        (lambda x: x[0], "Wrong: double - case 1 of 2"),
-        (lambda x: library_softmax.softmax(x), "Wrong: double - case 1 of 2"),
+        (in_place, "Wrong: double - case 1 of 3: x = [-0.32 -0.97]"),
+        (lambda x: x[0], "Wrong: double - case 1 of 3"),
+        (lambda x: library_softmax.softmax(x), "Wrong: double - case 1 of 3"),
         (3, "Wrong: double - double should be a function; it is a int"),
     ],
 )

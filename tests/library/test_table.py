@@ -1,4 +1,4 @@
-"""Every public function against one table of inputs: dtypes, shapes and values at the edges (issue 33).
+"""Every public function against one table of inputs: dtypes, shapes and values at the edges.
 
 Each module's ``__all__`` is enumerated, and a name without a row in ``SPECS`` fails
 ``test_every_public_name_has_its_rows``: a new function cannot join the library without them. Each row's
@@ -31,6 +31,7 @@ from transformer_math import (
     attention,
     block,
     calculus,
+    erf,
     information,
     kv_cache,
     linalg,
@@ -644,6 +645,15 @@ SPECS |= {
         scalar_rows(OK, integer=True, zero_ok=False),
         scalar=True,
     ),
+    "erf.erf": Spec(  # as math.erf and torch.erf: erf(+-inf) = +-1
+        erf.erf,
+        "x",
+        array_defaults(
+            **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "1e300": is_([1.0, -1.0, 1.0])},
+            **{"+inf": close([math.erf(1), 1.0, math.erf(3)]), "-inf": close([math.erf(1), -1.0, math.erf(3)])},
+        ),
+        ref=lambda x: np.vectorize(math.erf, otypes=[float])(x),
+    ),
     "block.gelu": Spec(
         block.gelu,
         "x",
@@ -936,7 +946,7 @@ def test_the_re_exports_are_the_same_objects():
 
 
 # Rows the table finds failing that a change cannot settle at once go here, each as a strict xfail (a row that
-# starts passing must leave). Issue 33's round two settled every one: the set is empty and should stay so.
+# starts passing must leave). Every one has been settled: the set is empty and should stay so.
 KNOWN_GAPS: set[str] = set()
 
 ROWS = [

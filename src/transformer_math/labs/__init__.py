@@ -12,9 +12,10 @@ call, beginning ``Correct``, ``Wrong`` or ``Not yet``:
 ...     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
 ...     return e / np.sum(e, axis=-1, keepdims=True)
 >>> check("softmax", softmax)
-Correct: softmax - 11 hidden cases
+Correct: softmax - 12 hidden cases
 
-The shared machinery: :mod:`~transformer_math.labs.guard` (the library refused while the learner's code runs),
+The shared machinery: :mod:`~transformer_math.labs.guard` (the library refused while the learner's code runs) and
+:mod:`~transformer_math.labs.trace` (its opcode trace: the loops exercise, a budget of Python steps),
 :mod:`~transformer_math.labs.cases` (seeded hidden cases), :mod:`~transformer_math.labs.diagnose` (what a
 failure says) and :mod:`~transformer_math.labs.runner` (the checks themselves). The package needs NumPy only.
 """

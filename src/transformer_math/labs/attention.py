@@ -1,7 +1,8 @@
 r"""The checks of the lab "Attention by hand" (``docs/labs/attention.py``).
 
 * ``score_1_0`` -- one raw score $q_1 \cdot k_0$, from the embeddings and the projections, by hand (a hash).
-* ``causal_mask`` -- True where query $i$ may see key $j$, for $n = 1, \dots, 7$.
+* ``causal_mask`` -- True where query $i$ may see key $j$, for $n = 1, \dots, 7$: a boolean array (a mask of
+  0s and 1s passes ``np.where``, but ``~mask`` of integers is -1 and -2).
 * ``attention`` -- $\operatorname{softmax}(QK^\top / \sqrt{d_k})\, V$ with a mask, on hidden cases: as many or
   fewer queries than keys, $d_k \ne d_v$, $d_k$ from 1 to 8, no mask, the causal mask and scattered masks,
   batches and heads in front, scores past 700, lists, float32.
@@ -37,6 +38,14 @@ OWN = ("transformer_math.attention.", "transformer_math.softmax.")
 
 def mask_cases(rng: np.random.Generator) -> list[Case]:
     return [Case((n,)) for n in (1, 2, 3, 4, 5, 6, 7)]
+
+
+def boolean(result, case: Case, seen) -> list[str] | None:
+    """A mask is boolean: ``~`` of a mask of 0s and 1s gives -1 and -2, not its complement."""
+    dtype = np.asarray(result).dtype
+    if dtype != np.bool_:
+        return [f"it returned {dtype} values: a mask is boolean (dtype bool), True where query i may see key j"]
+    return None
 
 
 def scattered_mask(rng: np.random.Generator, n_q: int, n_k: int) -> np.ndarray:
@@ -104,7 +113,7 @@ check = Checks(
                 "7d06cf1b9def5d9a864089e7": "that is the scaled score, divided by sqrt(d_k); the raw score comes first",
             },
         ),
-        "causal_mask": FunctionCheck(("n",), mask_cases, reference_mask, own=OWN),
+        "causal_mask": FunctionCheck(("n",), mask_cases, reference_mask, own=OWN, verify=boolean),
         "attention": FunctionCheck(
             ("Q", "K", "V", "mask"), attention_cases, reference_attention, tol=1e-6, rtol=1e-6, own=OWN
         ),

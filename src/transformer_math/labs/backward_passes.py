@@ -13,7 +13,10 @@ r"""The checks of the lab "Backward passes" (``docs/labs/backward-passes.py``).
 The references: the library's :func:`~transformer_math.model.cross_entropy_backward` and
 :func:`~transformer_math.block.layer_norm_backward`, and :func:`attention_backward` here, which
 ``tests/pages/test_lab_values.py`` checks against finite differences. ``numerical_gradient``,
-``gradient_check`` and the library's backward passes are refused to the learner's code.
+``gradient_check`` and the library's backward passes are refused to the learner's code; the notebook imports
+``numerical_gradient`` from here, so that the one it shows is refused too, and each check has a case where
+finite differences of any step lose the gradient in the rounding of a large loss (a learner's own finite
+differences fail there).
 
 Example
 -------
@@ -24,7 +27,7 @@ Example
 ...     e = np.exp(Z - Z.max(axis=-1, keepdims=True))
 ...     return e / e.sum(axis=-1, keepdims=True) - np.eye(Z.shape[-1])[y]
 >>> check("ce_backward", ce_backward)
-Wrong: ce_backward - case 2 of 8: Z of shape (4, 5), float64, from -2.9 to 1.5, y = [3, 3, 3, 0] (four positions)
+Wrong: ce_backward - case 2 of 10: Z of shape (4, 5), float64, from -2.9 to 1.5, y = [3, 3, 3, 0] (four positions)
   the largest error is 6.9e-01, at index (2, 3) (tolerance 1e-08 + 1e-06 of the value)
 """
 
@@ -33,13 +36,14 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.block import layer_norm_backward as reference_ln_backward
+from transformer_math.calculus import numerical_gradient
 from transformer_math.labs.attention import scattered_mask
 from transformer_math.labs.cases import Case
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
 from transformer_math.model import cross_entropy_backward
 from transformer_math.softmax import softmax
 
-__all__ = ["attention_backward", "check"]
+__all__ = ["attention_backward", "check", "numerical_gradient"]
 
 OWN = ("transformer_math.",)
 
@@ -54,6 +58,10 @@ def ce_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(3, 2)).tolist(), [1, 0, 1]), about="lists"),
         Case(((rng.normal(size=(3, 4)) * 5).astype(np.float32), rng.integers(0, 4, size=3)), tol=1e-6),
         Case((rng.normal(size=(8, 3)), np.zeros(8, dtype=int)), about="eight positions, one target"),
+        Case(
+            (np.array([[1e10, 0.0, -3.0], [0.5, -1.0, 2.0]]), np.array([1, 2])),
+            about="a loss of 5e9: finite differences lose the gradient in its rounding",
+        ),
     ]
 
 
@@ -81,7 +89,19 @@ def ln_cases(rng: np.random.Generator) -> list[Case]:
             ),
             tol=1e-5,
         ),
+        along_the_token(rng),
     ]
+
+
+def along_the_token(rng: np.random.Generator) -> Case:
+    """An upstream gradient of 10^6 along the normalised token itself, which LayerNorm cancels up to eps: the loss
+    is large, the gradient of x small, and finite differences lose it in the rounding of the loss."""
+    x, gamma, eps = rng.normal(size=(3, 6)), 1 + 0.3 * rng.normal(size=6), 1e-12
+    x_hat = (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    dy = 1e6 * x_hat / gamma + rng.normal(size=x.shape)
+    return Case(
+        (dy, x, gamma), {"eps": eps}, about="dy of 1e6 along each token, eps = 1e-12: beyond finite differences"
+    )
 
 
 def reference_ln(dy, x, gamma, eps=1e-5):
@@ -122,7 +142,15 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
         Case((*args(4, 4, 2, 3, lead=(2, 2)), causal), about="a batch of 2, 2 heads each"),
         Case((*args(1, 1, 3, 2), None), about="one query, one key"),
         Case((*(a.astype(np.float32) for a in args(4, 4, 4, 2)), causal), tol=1e-5),
+        offset_values(rng, causal),
     ]
+
+
+def offset_values(rng: np.random.Generator, mask: np.ndarray) -> Case:
+    """Values near 10^7: what they share passes no gradient to Q or K (each row of weights sums to 1), but it
+    makes the loss large, and finite differences lose the gradients in its rounding."""
+    dO, Q, K, V = rng.normal(size=(4, 2)), rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    return Case((dO, Q, K, V + 1e7, mask), about="values near 1e7: beyond finite differences")
 
 
 check = Checks(

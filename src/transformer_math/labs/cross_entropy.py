@@ -6,7 +6,7 @@ r"""The checks of the lab "Cross entropy" (``docs/labs/cross-entropy.py``).
   in $\hat y$ costs nothing where $y$ is zero and $+\infty$ where it is not. Hidden cases: one-hot and soft
   targets, batches, zeros on both sides, lists, float32.
 * ``cross_entropy_from_logits`` -- the same loss from logits and integer targets, finite for any finite
-  logits: spreads up to 2000, one position or a batch of sequences.
+  logits: spreads up to 2000, rows 1600 apart from each other, one position or a batch of sequences.
 
 The references are the library's :func:`~transformer_math.information.cross_entropy` and
 :func:`~transformer_math.information.cross_entropy_from_logits`.
@@ -17,7 +17,7 @@ Example
 >>> from transformer_math.labs.cross_entropy import check
 >>> with np.errstate(over="ignore"):
 ...     check("cross_entropy_from_logits", lambda z, t: float(np.log(np.sum(np.exp(z))) - np.asarray(z)[t]))
-Wrong: cross_entropy_from_logits - case 2 of 9: logits = [1000.0, 0.0, 0.0], targets = 1 (a list)
+Wrong: cross_entropy_from_logits - case 2 of 11: logits = [1000.0, 0.0, 0.0], targets = 1 (a list)
   it returned inf where the loss is finite
 """
 
@@ -73,6 +73,7 @@ def logits_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(4, 7)) * 3, rng.integers(0, 7, size=4)), about="the mean over the positions"),
         Case((rng.normal(size=(2, 5, 6)) * 2, rng.integers(0, 6, size=(2, 5))), about="a batch of sequences"),
         Case((np.array([[0.0, -800.0, 700.0], [5.0, 5.0, 5.0]]), np.array([1, 0])), about="spreads of 1500 and 0"),
+        Case((np.array([[800.0, 0.0, 10.0], [-800.0, -790.0, -805.0]]), np.array([2, 1])), about="rows 1600 apart"),
         Case(((rng.normal(size=(3, 5)) * 30).astype(np.float32), rng.integers(0, 5, size=3)), tol=1e-4),
         Case((rng.normal(size=(1, 9)), [4]), about="targets as a list"),
         Case((np.zeros(50), 17), about="the uniform guess: ln 50"),

@@ -6,7 +6,8 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
 * ``rms_norm`` -- $\gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon}$ on every token: any shape,
   tokens where $\varepsilon$ matters, another $\varepsilon$, float32.
 * ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
-  must do the dividing (the guard counts its calls).
+  must do the dividing: the guard counts its calls, and the function runs a second time with ``rms_norm``
+  answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
   heads in front, positions that are not $0, 1, \dots$, another base, float32.
 * ``rope_scores`` -- the scores of one query and one key at every pair of positions.
@@ -21,18 +22,20 @@ Example
 >>> def rms_norm(x, gamma, eps=1e-6):     # the spread instead of the root mean square
 ...     return gamma * x / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)
 >>> check("rms_norm", rms_norm)
-Wrong: rms_norm - case 1 of 8: x = [1.24, 0.6593, 0.9892, 0.9117, 0.5833, 1.905], gamma = [0.9479, 1.364, 0.7884, 0.9301, 0.9774, 1.12] (one token)
+Wrong: rms_norm - case 1 of 9: x = [1.24, 0.6593, 0.9892, 0.9117, 0.5833, 1.905], gamma = [0.9479, 1.364, 0.7884, 0.9301, 0.9774, 1.12] (one token)
   the largest error is 3.0e+00, at index [5] (tolerance 1e-06 + 1e-06 of the value)
 """
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 
 from transformer_math.block import n_layers_of, prefix
 from transformer_math.labs.cases import Case
 from transformer_math.labs.models import drawn_model
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 from transformer_math.model import forward
 from transformer_math.modern import apply_rope as reference_rope
 from transformer_math.modern import rms_norm as reference_rms_norm
@@ -126,6 +129,35 @@ def uses_rms_norm(function):
     return (mine.__code__,) if hasattr(mine, "__code__") else ()
 
 
+def with_doubled_rms_norm(function, x, gamma, **options):
+    """The learner's function, then again with their ``rms_norm`` answering twice its value: the result must
+    double if ``rms_norm`` does the dividing."""
+    result = function(x, gamma, **options)
+    namespace = getattr(function, "__globals__", {})
+    mine = namespace.get("rms_norm")
+    if result is Ellipsis or not callable(mine):
+        return result
+
+    def doubled(*args, **kwargs):
+        return 2 * np.asarray(mine(*args, **kwargs), dtype=float)
+
+    namespace["rms_norm"] = doubled
+    try:
+        again = function(copy.deepcopy(x), copy.deepcopy(gamma), **options)
+    finally:
+        namespace["rms_norm"] = mine
+    try:
+        uses_it = np.allclose(np.asarray(again, dtype=float), 2 * np.asarray(result, dtype=float), rtol=1e-9, atol=0)
+    except (TypeError, ValueError):
+        uses_it = False
+    if not uses_it:
+        raise Verdict("Wrong", "its result is not what your rms_norm returns: let rms_norm do the dividing")
+    return result
+
+
+DOUBLED = "transformer_math.labs.depth_rmsnorm_rope.with_doubled_rms_norm.<locals>.doubled"
+
+
 def calls_rms_norm(result, case, seen) -> list[str] | None:
     if not any(seen.calls.values()):
         return ["it gives the right numbers without calling your rms_norm: let rms_norm do the dividing"]
@@ -154,6 +186,8 @@ check = Checks(
             own=OWN,
             watch=uses_rms_norm,
             verify=calls_rms_norm,
+            call=with_doubled_rms_norm,
+            allowed=(DOUBLED,),
         ),
         "apply_rope": FunctionCheck(("x", "positions"), rope_cases, reference_apply_rope, rtol=1e-6, own=OWN),
         "rope_scores": FunctionCheck(("q", "k", "n"), scores_cases, reference_scores, rtol=1e-6, own=OWN),

@@ -7,12 +7,14 @@ SciPy, PyTorch, JAX, TensorFlow, scikit-learn) that the learner's own code calls
 its code was compiled under, not by the name the learner typed, so an alias bound earlier, ``getattr``,
 ``importlib.import_module`` and even ``importlib.reload`` lead to the same refusal. A library function that an
 allowed one calls (the library's ``forward`` calling its ``layer_norm``) is not the learner's call, and runs.
+The hook cannot be switched off and on again around a call: an audit hook (:func:`sys.addaudithook`, which
+nothing can remove) refuses ``sys.setprofile``, ``sys.settrace``, ``ctypes``, ``os.system`` and the other ways to
+start a process while a check runs, and the learner's code may not start a thread.
 
-``guarded(loops=True)`` adds what a loops exercise needs: while it is on, the learner's code may not use ``@`` (an
-opcode trace sees the operator itself, whatever arrays it gets), NumPy's ``matmul``, ``dot``, ``einsum`` and
-their kin raise under any name, and the arrays of :func:`loops_only_array` refuse to be multiplied as matrices
-by any route. The trace also counts the multiplications the learner's code performs, so that a vectorised
-product written without ``@`` shows too.
+``guarded(loops=True)`` adds what a loops exercise needs, and ``guarded(budget=n)`` a limit of ``n`` Python steps
+(a loop where a closed form is asked for): both run the opcode trace of :mod:`~transformer_math.labs.trace`, which
+refuses ``@`` and every product of matrices under any name (an alias bound before the check, ``operator.matmul``,
+a plain array's ``dot``) and counts the learner's multiplications.
 
 Example
 -------
@@ -33,7 +35,6 @@ it calls transformer_math.softmax.softmax, the library's version of what this ex
 from __future__ import annotations
 
 import contextlib
-import dis
 import os
 import sys
 import sysconfig
@@ -43,21 +44,40 @@ from pathlib import Path
 
 import numpy as np
 
+from transformer_math.labs.trace import PRODUCTS, Trace, numpy_products_refused
+
 __all__: list[str] = []
 
 # Packages whose functions a lab's own code may not call while a check runs (the guide's library is added below).
 OUTSIDE = ("scipy", "torch", "jax", "tensorflow", "sklearn", "multiprocessing", "concurrent", "subprocess")
 LIBRARY = str(Path(__file__).resolve().parents[1])  # .../transformer_math
-HERE = str(Path(__file__).resolve())
+HERE = (str(Path(__file__).resolve()), str(Path(__file__).with_name("trace.py").resolve()))  # the guard's code
 FREE = ("transformer_math.data",)  # the texts the labs train on: any code may read them
-# NumPy's products of matrices and vectors: what a loops exercise must write itself.
-PRODUCTS = ("matmul", "dot", "vdot", "inner", "einsum", "tensordot", "vecdot", "matvec", "vecmat")
-LINALG_PRODUCTS = ("multi_dot", "matmul", "vecdot")
+# What a check's call may not do at all, by the audit events of CPython: switch the hook off, reach CPython's own
+# C functions, or start a process.
+AUDITED = (
+    "sys.setprofile",
+    "sys.settrace",
+    "ctypes.",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "os.startfile",
+    "subprocess.Popen",
+)
+NUMERICAL = ("numerical_gradient", "gradient_check")  # the library's finite differences
 
 
 class WriteItYourself(Exception):
     """Raised inside the learner's code when it calls what the exercise asks it to write."""
 
+
+THREAD_START = threading.Thread.start.__code__
+THREAD_STARTS = ("start_new_thread", "start_new", "start_joinable_thread")
+THREAD_MESSAGE = "it starts a thread: write the exercise as plain code, in the thread that calls it"
 
 _ACTIVE: list[Seen] = []  # the record of the guarded call under way, for the arrays that refuse
 
@@ -76,7 +96,7 @@ NEUTRAL = _neutral_directories()
 def _kind(code, module: str) -> str:
     """``"library"`` (refused when the learner calls it), ``"guard"``, ``"neutral"`` or ``"learner"``."""
     filename = code.co_filename
-    if filename == HERE:
+    if filename in HERE:
         return "guard"
     root = module.split(".")[0]
     if module.startswith(FREE):
@@ -107,6 +127,8 @@ class Seen:
     refused: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     multiplications: int = 0
+    steps: int = 0  # the Python steps (opcodes) of the learner's code, when a budget is set
+    thread: int = field(default_factory=threading.get_ident)  # the thread whose calls the guard watches
     switched_off: bool = False
     calls: dict = field(default_factory=dict)  # watched code object -> how often it ran
 
@@ -140,6 +162,8 @@ class _Hook:
             kind, name = self.classify(frame)
             if kind == "library" and not name.startswith(self.allowed) and self.learner_called(frame):
                 raise self.refusal(name)
+            if frame.f_code is THREAD_START and self.learner_called(frame):
+                raise self.seen.refuse("a thread", THREAD_MESSAGE)
         elif event == "c_call":
             self.c_call(arg)
 
@@ -156,7 +180,9 @@ class _Hook:
         return False
 
     def refusal(self, name: str) -> WriteItYourself:
-        if name.startswith(self.own):
+        if name.startswith("transformer_math") and name.endswith(NUMERICAL):
+            message = f"it calls {name}, which measures the gradient by finite differences: derive it and write it"
+        elif name.startswith(self.own):
             message = f"it calls {name}, the library's version of what this exercise asks for: write this one yourself"
         elif name.startswith("transformer_math.labs"):
             message = f"it calls {name}, the checks' own reference: write this one yourself"
@@ -174,6 +200,8 @@ class _Hook:
         root = str(module).split(".")[0]
         if root in OUTSIDE and self.learner_called_c():
             raise self.refusal(f"{module}.{getattr(function, '__name__', '?')}")
+        if getattr(function, "__name__", "") in THREAD_STARTS and root == "_thread" and self.learner_called_c():
+            raise self.seen.refuse("a thread", THREAD_MESSAGE)
         if not self.loops:
             return
         name = getattr(function, "__name__", "")
@@ -193,118 +221,68 @@ class _Hook:
         return False
 
 
-class _Trace:
-    """The opcode trace of a loops exercise: refuse ``@`` in the learner's code, count its multiplications."""
-
-    def __init__(self, hook: _Hook) -> None:
-        self.hook, self.seen = hook, hook.seen
-        self.operators: dict = {}  # code object -> {offset: "@", "*", ...}
-
-    def __call__(self, frame, event, arg):
-        if event == "call" and self.hook.classify(frame)[0] == "learner":
-            frame.f_trace_opcodes = True
-            return self.local
-        return None
-
-    def local(self, frame, event, arg):
-        if event != "opcode":
-            return self.local
-        table = self.operators.get(frame.f_code)
-        if table is None:
-            table = self.operators[frame.f_code] = {
-                i.offset: i.argrepr for i in dis.get_instructions(frame.f_code) if i.opname.startswith("BINARY")
-            }
-        operator = table.get(frame.f_lasti)
-        if operator in ("@", "@="):
-            raise self.seen.refuse("@", f"it uses the @ operator (line {frame.f_lineno}): write the loops")
-        if operator in ("*", "*="):
-            self.seen.multiplications += 1
-        return self.local
-
-
-def _refusing(name: str, seen: Seen):
-    def product(*args, **kwargs):
-        raise seen.refuse(name, f"it calls np.{name}, which multiplies the matrices for you: write the loops")
-
-    product.__name__ = name
-    return product
-
-
 @contextlib.contextmanager
-def _numpy_products_refused(seen: Seen):
-    """NumPy's product functions replaced, in ``numpy`` and ``numpy.linalg``, by ones that refuse."""
-    saved = []
-    for module, names in ((np, PRODUCTS), (np.linalg, LINALG_PRODUCTS)):
-        for name in names:
-            if hasattr(module, name):
-                saved.append((module, name, getattr(module, name)))
-                setattr(module, name, _refusing(name, seen))
-    try:
-        yield
-    finally:
-        for module, name, original in saved:
-            setattr(module, name, original)
-
-
-@contextlib.contextmanager
-def guarded(own: tuple[str, ...] = (), allowed: tuple[str, ...] = (), loops: bool = False, watch=()):
+def guarded(
+    own: tuple[str, ...] = (), allowed: tuple[str, ...] = (), loops: bool = False, watch=(), budget: int | None = None
+):
     """Run the body with the library refused to the learner's code; yields the :class:`Seen` record.
 
     ``own`` names (by prefix, ``"module.qualname"``) what the exercise asks the learner to write, for the
     message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
     exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
-    learner's) whose calls are counted in ``Seen.calls``.
+    learner's) whose calls are counted in ``Seen.calls``; ``budget`` is the most Python steps the learner's code
+    may run.
     """
     seen = Seen()
     hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch)
+    traced = loops or budget is not None
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     previous_threads = threading.getprofile()
     threading.setprofile(hook)
-    _ACTIVE.append(seen)
     with contextlib.ExitStack() as stack:
         if loops:
-            stack.enter_context(_numpy_products_refused(seen))
-            sys.settrace(_Trace(hook))
-        sys.setprofile(hook)
+            stack.enter_context(numpy_products_refused(seen))
+        with _switching():
+            _ACTIVE.append(seen)
+            if traced:
+                sys.settrace(Trace(hook, loops, budget))
+            sys.setprofile(hook)
         try:
             yield seen
         finally:
-            current = sys.getprofile()
-            sys.setprofile(previous_profile)
-            if loops:
-                sys.settrace(previous_trace)
-            threading.setprofile(previous_threads)
-            _ACTIVE.pop()
+            with _switching():
+                current = sys.getprofile()
+                sys.setprofile(previous_profile)
+                if traced:
+                    sys.settrace(previous_trace)
+                threading.setprofile(previous_threads)
+                _ACTIVE.pop()
             seen.switched_off = current is not hook and not seen.refused
 
 
-def _refuse_product(name: str) -> WriteItYourself:
-    message = f"it calls {name}, which multiplies the matrices for you: write the loops"
-    return _ACTIVE[-1].refuse(name, message) if _ACTIVE else WriteItYourself(message)
+_SWITCHING = [0]  # > 0 while the guard itself installs or removes its hooks
 
 
-class LoopsOnlyArray(np.ndarray):
-    """An array that refuses every product of matrices (``@``, ``np.matmul``, ``np.dot``, ``np.einsum``, ...),
-    under any name: NumPy hands the call to the array itself (``__array_ufunc__``, ``__array_function__``)."""
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if ufunc.__name__ in PRODUCTS:
-            raise _refuse_product(f"np.{ufunc.__name__} (or @)")
-        inputs = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in inputs)
-        if "out" in kwargs:
-            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in kwargs["out"])
-        result = getattr(ufunc, method)(*inputs, **kwargs)
-        return result.view(LoopsOnlyArray) if isinstance(result, np.ndarray) and result.ndim else result
-
-    def __array_function__(self, func, types, args, kwargs):
-        if func.__name__ in PRODUCTS or func.__name__ in LINALG_PRODUCTS:
-            raise _refuse_product(f"np.{func.__name__}")
-        return super().__array_function__(func, types, args, kwargs)
-
-    def dot(self, *args, **kwargs):
-        raise _refuse_product(".dot")
+@contextlib.contextmanager
+def _switching():
+    _SWITCHING[0] += 1
+    try:
+        yield
+    finally:
+        _SWITCHING[0] -= 1
 
 
-def loops_only_array(values) -> LoopsOnlyArray:
-    """``values`` as a :class:`LoopsOnlyArray` (a copy)."""
-    return np.array(values, dtype=float).view(LoopsOnlyArray)
+def _audit(event: str, args) -> None:
+    """Refuse, while a check's call runs, what would let the learner's code out of the guard's sight."""
+    if not _ACTIVE or _SWITCHING[0] or not event.startswith(AUDITED) or threading.get_ident() != _ACTIVE[-1].thread:
+        return
+    if _ACTIVE[-1].refused:  # already refused: CPython switches a hook off itself when the hook raises
+        return
+    if event.startswith(("sys.setprofile", "sys.settrace")):
+        message = f"it calls {event}, which would hide its calls from the check: leave the hooks alone"
+    else:
+        message = f"it calls {event.rstrip('.')}: this exercise is plain Python and NumPy, write it yourself"
+    raise _ACTIVE[-1].refuse(event, message)
+
+
+sys.addaudithook(_audit)  # an audit hook cannot be removed; it does nothing while no check runs

@@ -5,7 +5,7 @@ r"""The checks of the lab "Matrix operations" (``docs/labs/matrix-operations.py`
 * ``row_dots`` -- the matrix of dot products of every row of $X$ with every row of $Y$, for shapes from
   $1 \times 1$ to $4 \times 5$: which transpose, on which side.
 * ``matmul`` -- the matrix product written with loops, run on arrays that refuse ``@``, ``np.matmul``,
-  ``np.dot`` and ``np.einsum`` (:func:`~transformer_math.labs.guard.loops_only_array`), with the learner's
+  ``np.dot`` and ``np.einsum`` (:func:`~transformer_math.labs.trace.loops_only_array`), with the learner's
   multiplications counted: at least one per entry of the result.
 
 Example
@@ -13,7 +13,7 @@ Example
 >>> import numpy as np
 >>> from transformer_math.labs.matrix_operations import check
 >>> check("matmul", lambda X, Y: np.asarray(X) @ np.asarray(Y))
-Wrong: matmul - case 1 of 6: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
+Wrong: matmul - case 1 of 7: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
   it uses the @ operator (line 1): write the loops
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.labs.cases import Case
-from transformer_math.labs.guard import loops_only_array
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+from transformer_math.labs.trace import loops_only_array
 
 __all__ = ["check"]
 

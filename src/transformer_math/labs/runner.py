@@ -6,7 +6,10 @@ notebook calls it: ``check("softmax", softmax)``. Each kind of exercise has its 
 * :class:`FunctionCheck` runs the learner's function on hidden cases (:mod:`~transformer_math.labs.cases`),
   inside the guard (:mod:`~transformer_math.labs.guard`), checks that it left its inputs as they were, and
   compares its result with a reference computed afterwards, out of the learner's reach
-  (:mod:`~transformer_math.labs.diagnose`). It stops at the first case that fails and says which.
+  (:mod:`~transformer_math.labs.diagnose`). It stops at the first case that fails and says which. The cases
+  are the same at every run but the last, which is drawn anew each time the check runs: a table of answers
+  to the cases of earlier runs does not pass it. The learner's result is turned into plain numbers inside
+  the guard, so that an object computing its value later, out of the guard's sight, gains nothing.
 * :class:`HandNumber` compares a number worked out by hand with a hash of the answer, so that the answer is
   in no cell and no file in plain text.
 * :class:`Choice` records a prediction: any of the offered answers is right, if written before the run.
@@ -24,9 +27,9 @@ Example
 ...     return [Case((rng.normal(size=n),)) for n in (1, 4, 9)]
 >>> check = Checks("demo", {"double": FunctionCheck(("x",), cases, lambda x: 2 * x)})
 >>> check("double", lambda x: 2 * np.asarray(x))
-Correct: double - 3 hidden cases
+Correct: double - 4 hidden cases
 >>> check("double", lambda x: x + 2)
-Wrong: double - case 1 of 3: x = [0.2655]
+Wrong: double - case 1 of 4: x = [0.2655]
   the largest error is 1.7e+00, at index [0] (tolerance 1e-06)
 >>> check("double", ...)
 Not yet: double - replace the ... in the exercise
@@ -42,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from transformer_math.labs.cases import Case, changed_argument, generator, snapshot
+from transformer_math.labs.cases import Case, changed, changed_argument, generator, snapshot
 from transformer_math.labs.diagnose import compare, compare_parts
 from transformer_math.labs.guard import WriteItYourself, guarded
 
@@ -80,12 +83,40 @@ def unfinished(error: BaseException) -> bool:
     return bool(ELLIPSIS_IN_ERROR.search(str(error)))
 
 
-def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=()):
+def plain(value):
+    """``value`` as plain data (arrays, numbers, lists, tuples, dicts): run inside the guard, so that an object
+    whose value is computed only when the check reads it (``__array__``, ``__float__``, a lazy sequence) is
+    computed where the guard sees it. Objects that are none of these (the nodes of a graph) stay as they are."""
+    kind = type(value)
+    if value is None or value is Ellipsis or kind in (bool, int, float, complex, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return (tuple if isinstance(value, tuple) else list)(plain(part) for part in value)
+    if isinstance(value, dict):
+        return {key: plain(part) for key, part in value.items()}
+    if isinstance(value, np.ndarray):
+        return np.array(value, subok=False)
+    if isinstance(value, np.generic) and kind.__module__ == "numpy":
+        return value
+    if isinstance(value, (bool, int, float, complex)):
+        return (complex if isinstance(value, complex) else float if isinstance(value, float) else int)(value)
+    numeric = ("__array__", "__array_interface__", "__array_struct__", "__float__", "__int__", "__index__", "__len__")
+    if any(hasattr(kind, name) for name in numeric):
+        try:
+            return np.asarray(value)
+        except WriteItYourself:
+            raise
+        except Exception:  # noqa: BLE001 - not an array: the comparison says what it is
+            return value
+    return value
+
+
+def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=(), budget=None):
     """``function(*args, **kwargs)`` in the guard: its result and the guard's record; a refusal is a Verdict."""
     error = None
-    with guarded(own, allowed, loops, watch) as seen:
+    with guarded(own, allowed, loops, watch, budget) as seen:
         try:
-            result = function(*args, **kwargs)
+            result = plain(function(*args, **kwargs))
         except WriteItYourself:
             result = None
         except Verdict:
@@ -121,7 +152,7 @@ class FunctionCheck:
 
     ``names`` are the arguments' names, for the descriptions; ``cases(rng)`` returns the cases; ``reference``
     takes the same arguments. ``parts`` names the values of a function that returns several; ``rows_sum_to_one``
-    adds the rows' sums to a failure; ``own``, ``allowed`` and ``loops`` go to the guard. ``call`` replaces the
+    adds the rows' sums to a failure; ``own``, ``allowed``, ``loops`` and ``budget`` go to the guard. ``call`` replaces the
     plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the check's own), and
     ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
     replaces the comparison of arrays (a loss that may be infinite); ``verify(result, case, seen)`` adds checks a
@@ -144,6 +175,8 @@ class FunctionCheck:
     compare_with: Callable | None = None
     verify: Callable | None = None
     watch: Callable | None = None
+    budget: int | None = None
+    runs: int = field(default=0, repr=False, compare=False)  # how often this check has run: the fresh case's seed
 
     def run(self, name: str, function) -> tuple[str, list[str]]:
         if function is Ellipsis:
@@ -151,6 +184,7 @@ class FunctionCheck:
         if not callable(function):
             return "Wrong", [f"{name} should be a function; it is a {type(function).__name__}"]
         cases = self.cases(generator(name))
+        cases += self.fresh(name, cases)
         for number, case in enumerate(cases, start=1):
             pristine, given = snapshot(case), snapshot(case)
             where = f"case {number} of {len(cases)}: {case.describe(list(self.names))}"
@@ -162,11 +196,32 @@ class FunctionCheck:
                 return "Wrong", [where, *verdict.lines]
         return "Correct", [f"{len(cases)} hidden cases"]
 
+    def fresh(self, name: str, cases: list[Case]) -> list[Case]:
+        """One case more, drawn from a seed that changes every time the check runs (the first run of a session
+        draws the same one): one of the cases the generator makes differently from the fixed ones."""
+        self.runs += 1
+        rng = generator(f"{name}, run {self.runs}")
+        others = [c for c, fixed in zip(self.cases(rng), cases) if different(c, fixed)]
+        if not others:
+            return []
+        richest = max(map(richness, others))  # the most distinct numbers: the hardest to have met before
+        candidates = [c for c in others if richness(c) == richest]
+        case = candidates[int(rng.integers(len(candidates)))]
+        case.about = f"{case.about}, drawn anew at this run" if case.about else "drawn anew at this run"
+        return [case]
+
     def run_case(self, function, given: Case, pristine: Case) -> None:
         call = self.call or (lambda f, *args, **kwargs: f(*args, **kwargs))
         watched = self.watch(function) if self.watch else ()
         result, seen = call_guarded(
-            lambda: call(function, *given.args, **given.kwargs), (), {}, self.own, self.allowed, self.loops, watched
+            lambda: call(function, *given.args, **given.kwargs),
+            (),
+            {},
+            self.own,
+            self.allowed,
+            self.loops,
+            watched,
+            self.budget,
         )
         names = [n for n in self.names if n not in self.mutates]
         kept = Case(
@@ -195,6 +250,36 @@ class FunctionCheck:
             lines = self.verify(result, pristine, seen)
             if lines:
                 raise Verdict("Wrong", *lines)
+
+
+def different(case: Case, fixed: Case) -> bool:
+    """Whether two cases hold different arguments (a fixed case, ``[1000, 1001, 1002]``, comes out the same)."""
+    try:
+        return changed(snapshot(fixed.args), snapshot(case.args)) or changed(fixed.kwargs, case.kwargs)
+    except (TypeError, ValueError):
+        return True
+
+
+def richness(case: Case) -> int:
+    """How many distinct numbers a case's arguments hold (a model's arrays included)."""
+    found: set[float] = set()
+
+    def collect(value) -> None:
+        if isinstance(value, dict):
+            for part in value.values():
+                collect(part)
+        elif isinstance(value, (list, tuple, np.ndarray, int, float, np.number)) and not isinstance(value, bool):
+            try:
+                array = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                for part in value if isinstance(value, (list, tuple)) else ():
+                    collect(part)
+                return
+            found.update(array.reshape(-1)[:10_000].tolist())
+
+    for value in (*case.args, *case.kwargs.values()):
+        collect(value)
+    return len(found)
 
 
 def digest(name: str, text: str) -> str:

@@ -12,7 +12,7 @@ Example
 -------
 >>> from transformer_math.labs.softmax import check
 >>> check("softmax", lambda x: x)      # the scores themselves are no distribution
-Wrong: softmax - case 1 of 11: x = [2.5, 1.2, 0.3, 3.1] (a list)
+Wrong: softmax - case 1 of 12: x = [2.5, 1.2, 0.3, 3.1] (a list)
   the largest error is 2.5e+00, at index [3] (tolerance 1e-06)
   the rows of your result sum to 7.100000
 """

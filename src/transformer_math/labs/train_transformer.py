@@ -15,7 +15,7 @@ Example
 -------
 >>> from transformer_math.labs.train_transformer import check
 >>> check("make_example", lambda digits: list(digits) + [5] + list(digits))
-Wrong: make_example - case 1 of 7: digits = [3, 1, 4, 1]
+Wrong: make_example - case 1 of 8: digits = [3, 1, 4, 1]
   the largest error is 3.0e+00, at index [6] (tolerance 0e+00)
 """
 

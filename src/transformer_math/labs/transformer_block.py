@@ -19,7 +19,7 @@ Example
 >>> def layer_norm(x, gamma, beta, eps=1e-5):    # the mean and variance of the whole array
 ...     return gamma * (x - np.mean(x)) / np.sqrt(np.var(x) + eps) + beta
 >>> check("layer_norm", layer_norm)
-Wrong: layer_norm - case 2 of 10: x of shape (4, 8), float64, from -3.3 to 6.1, gamma of shape (8,), float64, from 0.58 to 1.5, beta of shape (8,), float64, from -0.12 to 0.11 (four tokens)
+Wrong: layer_norm - case 2 of 11: x of shape (4, 8), float64, from -3.3 to 6.1, gamma of shape (8,), float64, from 0.58 to 1.5, beta of shape (8,), float64, from -0.12 to 0.11 (four tokens)
   the largest error is 8.5e-01, at index (3, 4) (tolerance 1e-06 + 1e-06 of the value)
 """
 

@@ -9,7 +9,9 @@ The learner's pieces, each on hidden cases against the library, with no call to 
 * ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design;
 * ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads;
 * ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
-  through the learner's own caches (the forward pass must pass its check first);
+  through the learner's own caches (the forward pass must pass its check first); the first case of each has a
+  large loss (tokens near $10^6$, a final shift near $10^6$) whose rounding finite differences of any step
+  cannot get past, so that a gradient measured instead of derived does not pass;
 * ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with
   weight decay on the matrices only, as nanoGPT decays them;
 * ``prediction`` -- whether the trained model beats a model that ignores the context.
@@ -19,7 +21,7 @@ Example
 >>> import numpy as np
 >>> from transformer_math.labs.your_own_gpt import check
 >>> check("embed", lambda params, tokens: params["W_E"][np.asarray(tokens)])   # the positions forgotten
-Wrong: embed - case 1 of 5: params: a dict of 17 arrays, tokens = [0, 1, 2, 3] (one sequence)
+Wrong: embed - case 1 of 6: params: a dict of 17 arrays, tokens = [0, 1, 2, 3] (one sequence)
   the largest error is 2.0e+00, at index (2, 2) (tolerance 1e-09 + 1e-06 of the value)
 """
 
@@ -124,9 +126,13 @@ def forward_first(name: str, function, args, reference):
 
 
 def block_backward_cases(rng: np.random.Generator) -> list[Case]:
+    x = rng.normal(size=(4, 8)) + 1e6 * rng.normal(size=(4, 1))
+    far = Case(
+        (x, drawn_block(rng, 8, 16), 2), about="tokens near 1e6, which LayerNorm removes: beyond finite differences"
+    )
     return [
         Case((case.args[0], case.args[1], case.args[2], rng.normal(size=np.shape(case.args[0]))), about=case.about)
-        for case in block_cases(rng)
+        for case in [far, *block_cases(rng)]
     ]
 
 
@@ -144,7 +150,7 @@ def run_block_backward(function, x, p, n_heads, dx2):
 def reference_block_grads(x, p, n_heads, dx2):
     x = np.asarray(x, dtype=float)
     _, cache = reference_block_forward(p, x, n_heads)
-    return reference_block_backward(p, cache, x, dx2, n_heads)
+    return reference_block_backward(p, cache, dx2, n_heads)
 
 
 def compare_block_grads(got, expected, tol):
@@ -155,8 +161,11 @@ def compare_block_grads(got, expected, tol):
 
 
 def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:
+    params = model(rng, 7, 8, 1)
+    params["lnf_b"] = params["lnf_b"] + 1e6 * rng.normal(size=8)
+    far = Case((params, np.array([0, 1, 2, 3, 1]), 2), about="a final shift near 1e6: beyond finite differences")
     cases = []
-    for case in gpt_cases(rng):
+    for case in [far, *gpt_cases(rng)]:
         params, tokens, n_heads = case.args
         vocab = params["W_E"].shape[0]
         cases.append(Case((params, tokens, n_heads, rng.normal(size=(*np.shape(tokens), vocab))), about=case.about))

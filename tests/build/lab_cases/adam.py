@@ -87,8 +87,8 @@ MISTAKES = [
 RIGHT = [
     right(
         "m_after_steps",
-        "the loop itself",
-        M + "    m = np.zeros_like(g)\n    for _ in range(t):\n        m = beta1 * m + (1 - beta1) * g\n    return m",
+        "the geometric sum, vectorised",
+        M + "    return (1 - beta1) * g * np.sum(beta1 ** np.arange(t))",
     ),
     right(
         "uncorrected_first_step", "the general formula", "uncorrected_first_step = 0.1 * (1 - 0.9) / np.sqrt(1 - 0.999)"
@@ -106,4 +106,185 @@ RIGHT = [
         W + "    return adam_step(theta * (1 - lr * weight_decay), g, m, v, t, lr, beta1, beta2, eps)",
     ),
     right("prediction", "the other answer", 'prediction = "adamw"'),
+]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake(
+        "m_after_steps",
+        "a loop (the exercise asks for the closed form)",
+        "def m_after_steps(g, beta1, t):\n    g = np.asarray(g, dtype=float)\n    m = np.zeros_like(g)\n    for _ in range(t):\n        m = beta1 * m + (1 - beta1) * g\n    return m",
+    ),
+    mistake(
+        "m_after_steps",
+        "a generator expression summing the series",
+        "def m_after_steps(g, beta1, t):\n    g = np.asarray(g, dtype=float)\n    return (1 - beta1) * g * sum(beta1**k for k in range(t))",
+    ),
+    mistake(
+        "m_after_steps",
+        "g * beta1**t",
+        "def m_after_steps(g, beta1, t):\n    return np.asarray(g, dtype=float) * beta1**t",
+    ),
+    mistake(
+        "m_after_steps",
+        "(1 - beta1) g t (linear)",
+        "def m_after_steps(g, beta1, t):\n    return np.asarray(g, dtype=float) * (1 - beta1) * t",
+    ),
+    mistake(
+        "m_after_steps",
+        "one step too many: 1 - beta1^(t+1)",
+        "def m_after_steps(g, beta1, t):\n    return np.asarray(g, dtype=float) * (1 - beta1 ** (t + 1))",
+    ),
+    mistake(
+        "m_after_steps",
+        "bias-corrected (returns g)",
+        "def m_after_steps(g, beta1, t):\n    return np.asarray(g, dtype=float) * 1.0",
+    ),
+    mistake(
+        "m_after_steps",
+        "library Adam run t times",
+        "from transformer_math.optim import Adam\ndef m_after_steps(g, beta1, t):\n    g = np.asarray(g, dtype=float)\n    th = np.zeros_like(g); o = Adam([th], betas=(beta1, 0.999))\n    for _ in range(t):\n        o.step([g])\n    return o.m[0]",
+    ),
+    mistake("uncorrected_first_step", "the corrected step", "uncorrected_first_step = 0.1"),
+    mistake("uncorrected_first_step", "m / v", "uncorrected_first_step = 0.1 * 0.2 / 0.004"),
+    mistake("uncorrected_first_step", "without lr", "uncorrected_first_step = 0.2 / np.sqrt(0.004)"),
+    mistake(
+        "uncorrected_first_step",
+        "(1-beta1)/(1-beta2) confusion: m=0.02",
+        "uncorrected_first_step = 0.1 * 0.02 / np.sqrt(0.004)",
+    ),
+    mistake(
+        "uncorrected_first_step", "v = (1-beta2) g, not g^2", "uncorrected_first_step = 0.1 * 0.2 / np.sqrt(0.002)"
+    ),
+    mistake(
+        "adam_step",
+        "no bias correction",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    return theta - lr * m / (np.sqrt(v) + eps), m, v",
+    ),
+    mistake(
+        "adam_step",
+        "eps inside the sqrt",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    return theta - lr * (m / (1 - beta1**t)) / np.sqrt(v / (1 - beta2**t) + eps), m, v",
+    ),
+    mistake(
+        "adam_step",
+        "bias correction with t - 1",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    with np.errstate(all='ignore'):\n        return theta - lr * (m / (1 - beta1**(t-1))) / (np.sqrt(v / (1 - beta2**(t-1))) + eps), m, v",
+    ),
+    mistake(
+        "adam_step",
+        "returns the corrected m and v",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    mh, vh = m / (1 - beta1**t), v / (1 - beta2**t)\n    return theta - lr * mh / (np.sqrt(vh) + eps), mh, vh",
+    ),
+    mistake(
+        "adam_step",
+        "v from g, not g^2",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * np.abs(g)\n    return theta - lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v",
+    ),
+    mistake(
+        "adam_step",
+        "in place: m *= beta1 (changes the caller's m)",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m *= beta1; m += (1 - beta1) * g\n    v *= beta2; v += (1 - beta2) * g**2\n    return theta - lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v",
+    ),
+    mistake(
+        "adam_step",
+        "ignores beta arguments (0.9, 0.999 hard-coded)",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = 0.9 * m + 0.1 * g\n    v = 0.999 * v + 0.001 * g**2\n    return theta - lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + eps), m, v",
+    ),
+    mistake(
+        "adam_step",
+        "theta += (uphill)",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    return theta + lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v",
+    ),
+    mistake(
+        "adam_step",
+        "updates m and v after the step uses the old ones",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)\n    return theta - step, beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g**2",
+    ),
+    mistake(
+        "adam_step",
+        "the library's Adam",
+        "from transformer_math import optim\ndef adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    th = theta.copy(); o = optim.Adam([th], lr=lr, betas=(beta1, beta2), eps=eps); o.m, o.v, o.t = [m.copy()], [v.copy()], t - 1\n    o.step([g]); return th, o.m[0], o.v[0]",
+    ),
+    mistake(
+        "adamw_step",
+        "L2 in the gradient (Adam + L2)",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    return adam_step(theta, np.asarray(g) + weight_decay * theta, m, v, t, lr, beta1, beta2, eps)",
+    ),
+    mistake(
+        "adamw_step",
+        "decay without lr",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    return adam_step(theta - weight_decay * theta, g, m, v, t, lr, beta1, beta2, eps)",
+    ),
+    mistake(
+        "adamw_step",
+        "decay applied to the new theta",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    th, m2, v2 = adam_step(theta, g, m, v, t, lr, beta1, beta2, eps)\n    return th - lr * weight_decay * th, m2, v2",
+    ),
+    mistake(
+        "adamw_step",
+        "ignores weight_decay (0.01 hard-coded)",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    return adam_step(theta - lr * 0.01 * theta, g, m, v, t, lr, beta1, beta2, eps)",
+    ),
+    mistake(
+        "adamw_step",
+        "forgets to pass beta1/beta2/eps",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    return adam_step(theta - lr * weight_decay * theta, g, m, v, t, lr)",
+    ),
+    mistake(
+        "adamw_step",
+        "decay with the sign flipped",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    return adam_step(theta + lr * weight_decay * theta, g, m, v, t, lr, beta1, beta2, eps)",
+    ),
+    mistake(
+        "adamw_step",
+        "decay by weight_decay * lr**2",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    return adam_step(theta - lr * lr * weight_decay * theta, g, m, v, t, lr, beta1, beta2, eps)",
+    ),
+    mistake(
+        "adamw_step",
+        "in place decay on the caller's theta",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    theta -= lr * weight_decay * theta\n    return adam_step(theta, g, m, v, t, lr, beta1, beta2, eps)",
+    ),
+    mistake(
+        "adamw_step",
+        "library AdamW",
+        "from transformer_math.optim import AdamW\ndef adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    th = theta.copy(); o = AdamW([th], lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)\n    o.m, o.v, o.t = [np.array(m, float)], [np.array(v, float)], t - 1\n    o.step([np.asarray(g, float)]); return th, o.m[0], o.v[0]",
+    ),
+    mistake("prediction", "both", 'prediction = "both"'),
+]
+RIGHT += [
+    right(
+        "m_after_steps",
+        "the geometric series summed in closed form",
+        "def m_after_steps(g, beta1, t):\n    g = np.asarray(g, dtype=float)\n    return (1 - beta1) * g * (1 - beta1**t) / (1 - beta1) if beta1 != 1 else 0 * g",
+    ),
+    right(
+        "m_after_steps",
+        "g - g * beta1**t",
+        "def m_after_steps(g, beta1, t):\n    g = np.asarray(g, dtype=float)\n    return g - g * np.power(beta1, t)",
+    ),
+    right("uncorrected_first_step", "computed", "uncorrected_first_step = 0.1 * (0.1 * 2) / np.sqrt(0.001 * 4)"),
+    right(
+        "adam_step",
+        "step size alpha_t folded into lr (Kingma-Ba's efficient form, eps adjusted)",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g * g\n    mh = m / (1 - beta1 ** t); vh = v / (1 - beta2 ** t)\n    return theta - lr * mh / (np.sqrt(vh) + eps), m, v",
+    ),
+    right(
+        "adam_step",
+        "new arrays with np.add / np.multiply",
+        "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = np.add(np.multiply(beta1, m), np.multiply(1 - beta1, g))\n    v = np.add(np.multiply(beta2, v), np.multiply(1 - beta2, np.square(g)))\n    step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)\n    return np.subtract(theta, step), m, v",
+    ),
+    right(
+        "adamw_step",
+        "written out, decay applied after Adam's update to the old theta",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)\n    return theta - step - lr * weight_decay * theta, m, v",
+    ),
+    right(
+        "adamw_step",
+        "keyword arguments to adam_step",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n    return adam_step(theta * (1 - lr * weight_decay), g, m, v, t, lr=lr, beta1=beta1, beta2=beta2, eps=eps)",
+    ),
+    right("prediction", "adamw", 'prediction = "adamw"'),
 ]

@@ -17,6 +17,7 @@ def attention_with(scores=SCORES, masked=MASKED, soft=SOFT, out="    return w @ 
 MHA = "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]\n    d_head = d // n_heads\n"
 
 MISTAKES = [
+    mistake("causal_mask", "0 and 1, not booleans", "def causal_mask(n):\n    return np.tri(n, dtype=int)"),
     mistake("score_1_0", "q_0 . k_1", "score_1_0 = -2"),
     mistake("score_1_0", "scaled", "score_1_0 = 2 / np.sqrt(2)"),
     mistake(
@@ -138,7 +139,11 @@ RIGHT = [
         "a comparison of indices",
         "def causal_mask(n):\n    i = np.arange(n)\n    return i[:, None] >= i[None, :]",
     ),
-    right("causal_mask", "0 and 1", "def causal_mask(n):\n    return np.tri(n, dtype=int)"),
+    right(
+        "causal_mask",
+        "the complement of the strict upper triangle",
+        "def causal_mask(n):\n    return ~np.triu(np.ones((n, n), dtype=bool), 1)",
+    ),
     right(
         "attention",
         "einsum and a large negative number",
@@ -153,5 +158,204 @@ RIGHT = [
         "reshape and transpose",
         MHA
         + "    lead, n = X.shape[:-2], X.shape[-2]\n\n    def split(M):\n        return np.swapaxes(M.reshape(*lead, n, n_heads, d_head), -2, -3)\n\n    heads = attention(split(X @ W_Q), split(X @ W_K), split(X @ W_V), causal_mask(n))\n    return np.swapaxes(heads, -2, -3).reshape(*lead, n, d) @ W_O",
+    ),
+]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake("score_1_0", "q0.k1", "score_1_0 = 1"),
+    mistake("score_1_0", "scaled by sqrt 2", "score_1_0 = 1.4142"),
+    mistake("score_1_0", "x1.x0 (embeddings)", "score_1_0 = 0"),
+    mistake("causal_mask", "upper triangle", "def causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))"),
+    mistake(
+        "causal_mask", "diagonal excluded", "def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=bool), k=-1)"
+    ),
+    mistake("causal_mask", "floats, not booleans (np.tri)", "def causal_mask(n):\n    return np.tri(n)"),
+    mistake(
+        "causal_mask",
+        "ints 0/1 (then ~mask is -1/-2)",
+        "def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=int))",
+    ),
+    mistake(
+        "causal_mask",
+        "True where masked (inverted)",
+        "def causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool), k=1)",
+    ),
+    mistake(
+        "causal_mask",
+        "additive mask 0/-inf",
+        "def causal_mask(n):\n    return np.where(np.tri(n, dtype=bool), 0.0, -np.inf)",
+    ),
+    mistake(
+        "causal_mask",
+        "hard-coded 4x4 sliced",
+        "def causal_mask(n):\n    return np.tril(np.ones((4, 4), dtype=bool))[:n, :n]",
+    ),
+    mistake(
+        "attention",
+        "ignores mask, uses a global causal mask",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    n = s.shape[-1]\n    s = np.where(np.tril(np.ones((s.shape[-2], n), bool)), s, -np.inf)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "ignores mask entirely",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "mask multiplies the scores (0 not -inf)",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = s * mask\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "weights zeroed after softmax, not renormalised",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    if mask is not None:\n        w = w * mask\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "mask inverted (-inf where True)",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, -np.inf, s)\n    with np.errstate(invalid='ignore'):\n        w = np.exp(s - s.max(axis=-1, keepdims=True))\n        w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "scaled by sqrt(d_v)",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(V.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "scaled by d_k",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / Q.shape[-1]\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "no scaling",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2)\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "K.T (all axes reversed)",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ K.T / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "softmax over the queries (axis -2)",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    w = np.exp(s - s.max(axis=-2, keepdims=True))\n    w = w / w.sum(axis=-2, keepdims=True)\n    return np.nan_to_num(w) @ V",
+    ),
+    mistake(
+        "attention",
+        "naive softmax (overflows)",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    with np.errstate(all='ignore'):\n        w = np.exp(s); w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "softmax shifted by the mean",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    with np.errstate(all='ignore'):\n        mu = np.where(np.isfinite(s), s, 0).mean(axis=-1, keepdims=True)\n        w = np.exp(s - mu); w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake(
+        "attention",
+        "returns the weights",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w",
+    ),
+    mistake(
+        "attention",
+        "V @ weights order",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -np.inf)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return np.swapaxes(np.swapaxes(V, -1, -2) @ w, -1, -2)",
+    ),
+    mistake(
+        "attention",
+        "library scaled_dot_product_attention",
+        "from transformer_math.attention import scaled_dot_product_attention as sdpa\ndef attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    return sdpa(Q, K, V, None if mask is None else np.asarray(mask, bool))[0]",
+    ),
+    mistake(
+        "attention",
+        "mask == 0 test with a list mask (python list comparison)",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s[..., mask == 0] = -np.inf if not isinstance(mask, list) else s[..., 0]\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    mistake("prediction", "v_0 (not a choice)", 'prediction = "v_0"'),
+    mistake(
+        "multi_head_attention",
+        "reshape without the transpose",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    *lead, n, d = X.shape\n    def split(M):\n        return M.reshape(*lead, n_heads, n, d // n_heads)\n    H = attention(split(X @ W_Q), split(X @ W_K), split(X @ W_V), causal_mask(n))\n    return H.reshape(*lead, n, d) @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "interleaved columns l::h",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    heads = [attention(Q[..., l::n_heads], K[..., l::n_heads], V[..., l::n_heads], mask) for l in range(n_heads)]\n    out = np.empty_like(Q)\n    for l in range(n_heads):\n        out[..., l::n_heads] = heads[l]\n    return out @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "no W_O",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    return np.concatenate([attention(Q[..., l*dh:(l+1)*dh], K[..., l*dh:(l+1)*dh], V[..., l*dh:(l+1)*dh], mask) for l in range(n_heads)], axis=-1)",
+    ),
+    mistake(
+        "multi_head_attention",
+        "no mask",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    return np.concatenate([attention(Q[..., l*dh:(l+1)*dh], K[..., l*dh:(l+1)*dh], V[..., l*dh:(l+1)*dh]) for l in range(n_heads)], axis=-1) @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "ignores n_heads: one head of width d",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    return attention(Q, K, V, mask) @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "heads scaled by sqrt(d), not sqrt(d_head)",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    hs = []\n    for l in range(n_heads):\n        c = slice(l*dh, (l+1)*dh)\n        hs.append(attention(Q[..., c] * np.sqrt(dh / d), K[..., c], V[..., c], mask))\n    return np.concatenate(hs, axis=-1) @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "hard-coded two heads",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // 2\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    return np.concatenate([attention(Q[..., l*dh:(l+1)*dh], K[..., l*dh:(l+1)*dh], V[..., l*dh:(l+1)*dh], mask) for l in range(2)], axis=-1) @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "mask from X.shape[0] (breaks batches)",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[0])\n    return np.concatenate([attention(Q[..., l*dh:(l+1)*dh], K[..., l*dh:(l+1)*dh], V[..., l*dh:(l+1)*dh], mask) for l in range(n_heads)], axis=-1) @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "heads averaged, not concatenated",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    return sum(attention(Q[..., l*dh:(l+1)*dh], K[..., l*dh:(l+1)*dh], V[..., l*dh:(l+1)*dh], mask) for l in range(n_heads)) @ W_O[:dh] if n_heads > 1 else attention(Q, K, V, mask) @ W_O",
+    ),
+    mistake(
+        "multi_head_attention",
+        "the library's multi-head",
+        "import transformer_math.attention as ta\ndef multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    return ta.multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, mask=ta.causal_mask(X.shape[-2]))[0]",
+    ),
+]
+RIGHT += [
+    right("score_1_0", "computed 2.0", "score_1_0 = 2.0"),
+    right(
+        "causal_mask",
+        "arange comparison",
+        "def causal_mask(n):\n    return np.arange(n)[:, None] >= np.arange(n)[None, :]",
+    ),
+    right("causal_mask", "~triu(k=1)", "def causal_mask(n):\n    return ~np.triu(np.ones((n, n), dtype=bool), k=1)"),
+    right(
+        "attention",
+        "-1e9 for masked scores",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = np.where(mask, s, -1e9)\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    right(
+        "attention",
+        "einsum and weights zeroed after exp",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = np.einsum('...qd,...kd->...qk', Q, K) / np.sqrt(K.shape[-1])\n    if mask is not None:\n        m = np.asarray(mask, bool)\n        s = np.where(m, s, s.min() - 1.0)\n        w = np.exp(s - s.max(axis=-1, keepdims=True)) * m\n    else:\n        w = np.exp(s - s.max(axis=-1, keepdims=True))\n    return np.einsum('...qk,...kv->...qv', w / w.sum(-1, keepdims=True), V)",
+    ),
+    right(
+        "attention",
+        "K transposed with moveaxis, mask with masked fill -inf on a copy",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n    s = Q @ np.moveaxis(K, -1, -2) / np.sqrt(Q.shape[-1])\n    if mask is not None:\n        s = s.copy(); s[..., ~np.broadcast_to(np.asarray(mask, bool), s.shape)] = -np.inf\n    w = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = w / w.sum(axis=-1, keepdims=True)\n    return w @ V",
+    ),
+    right("prediction", "average", 'prediction = "average"'),
+    right(
+        "multi_head_attention",
+        "reshape and transpose",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    *lead, n, d = X.shape\n    def split(M):\n        return np.swapaxes(M.reshape(*lead, n, n_heads, d // n_heads), -2, -3)\n    H = attention(split(X @ W_Q), split(X @ W_K), split(X @ W_V), causal_mask(n))\n    H = np.swapaxes(H, -2, -3).reshape(*lead, n, d)\n    return H @ W_O",
+    ),
+    right(
+        "multi_head_attention",
+        "W_O split by rows, heads summed",
+        "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    out = 0\n    for l in range(n_heads):\n        c = slice(l * dh, (l + 1) * dh)\n        out = out + attention(Q[..., c], K[..., c], V[..., c], mask) @ W_O[c, :]\n    return out",
     ),
 ]

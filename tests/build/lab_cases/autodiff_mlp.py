@@ -104,3 +104,164 @@ RIGHT = [
     ),
     right("prediction", "the other word", 'prediction = "no"'),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake(
+        "topological_order",
+        "reversed breadth-first order",
+        "from collections import deque\ndef topological_order(root):\n    order, seen, q = [], {id(root)}, deque([root])\n    while q:\n        v = q.popleft(); order.append(v)\n        for p in v.parents:\n            if id(p) not in seen:\n                seen.add(id(p)); q.append(p)\n    return order[::-1]",
+    ),
+    mistake(
+        "topological_order",
+        "pre-order (root first)",
+        "def topological_order(root):\n    order, seen = [], set()\n    def visit(v):\n        if id(v) not in seen:\n            seen.add(id(v)); order.append(v)\n            for p in v.parents:\n                visit(p)\n    visit(root)\n    return order",
+    ),
+    mistake(
+        "topological_order",
+        "no dedupe",
+        "def topological_order(root):\n    order = []\n    def visit(v):\n        for p in v.parents:\n            visit(p)\n        order.append(v)\n    visit(root)\n    return order",
+    ),
+    mistake(
+        "topological_order",
+        "dedupe by data (equal numbers collapse)",
+        "def topological_order(root):\n    order, seen = [], set()\n    def visit(v):\n        if v.data not in seen:\n            seen.add(v.data)\n            for p in v.parents:\n                visit(p)\n            order.append(v)\n    visit(root)\n    return order",
+    ),
+    mistake(
+        "topological_order",
+        "root left out",
+        "def topological_order(root):\n    order, seen = [], set()\n    def visit(v):\n        if id(v) not in seen:\n            seen.add(id(v))\n            for p in v.parents:\n                visit(p)\n            order.append(v)\n    for p in root.parents:\n        visit(p)\n    return order",
+    ),
+    mistake(
+        "topological_order",
+        "only the direct parents",
+        "def topological_order(root):\n    return list(dict.fromkeys(root.parents)) + [root]",
+    ),
+    mistake(
+        "topological_order",
+        "library autograd",
+        "from transformer_math import autograd\ndef topological_order(root):\n    return autograd.topological_order(root) if hasattr(autograd, 'topological_order') else autograd.Value(0)._topo(root)",
+    ),
+    mistake(
+        "mul",
+        "forgets out.grad",
+        "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n        self.grad += other.data\n        other.grad += self.data\n\n    out._backward = _backward\n    return out\n\n\nValue.__mul__ = mul\n",
+    ),
+    mistake(
+        "mul",
+        "swapped: own data",
+        "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n        self.grad += self.data * out.grad\n        other.grad += other.data * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.__mul__ = mul\n",
+    ),
+    mistake(
+        "mul",
+        "= instead of += (x * x loses a term)",
+        "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n        self.grad = other.data * out.grad\n        other.grad = self.data * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.__mul__ = mul\n",
+    ),
+    mistake(
+        "mul",
+        "uses out.data",
+        "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n        self.grad += out.data / self.data * out.grad if self.data else 0.0\n        other.grad += out.data * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.__mul__ = mul\n",
+    ),
+    mistake(
+        "mul",
+        "the product of the grads",
+        "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n        self.grad += other.grad * out.grad\n        other.grad += self.grad * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.__mul__ = mul\n",
+    ),
+    mistake(
+        "tanh",
+        "forgets out.grad",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += 1 - t**2\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    mistake(
+        "tanh",
+        "1 - x^2 (the input, not the output)",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += (1 - self.data**2) * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    mistake(
+        "tanh",
+        "1 - tanh(t)^2 (tanh applied twice)",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += (1 - math.tanh(t)**2) * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    mistake(
+        "tanh",
+        "(1 - t)^2",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += (1 - t)**2 * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    mistake(
+        "tanh",
+        "= instead of +=",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad = (1 - t**2) * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    mistake(
+        "tanh",
+        "cosh^2",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += math.cosh(self.data) ** 2 * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    mistake("sgd_step", "uphill", "def sgd_step(params, lr):\n    for p in params:\n        p.data += lr * p.grad"),
+    mistake("sgd_step", "ignores lr", "def sgd_step(params, lr):\n    for p in params:\n        p.data -= p.grad"),
+    mistake(
+        "sgd_step",
+        "rebinds the loop variable",
+        "def sgd_step(params, lr):\n    for p in params:\n        p = Value(p.data - lr * p.grad)",
+    ),
+    mistake(
+        "sgd_step",
+        "steps by lr, not lr times the gradient",
+        "def sgd_step(params, lr):\n    for p in params:\n        p.data -= lr * np.sign(p.grad)",
+    ),
+    mistake(
+        "sgd_step",
+        "returns new values, leaves the parameters",
+        "def sgd_step(params, lr):\n    return [p.data - lr * p.grad for p in params]",
+    ),
+    mistake(
+        "sgd_step",
+        "only the first parameter (return inside the loop)",
+        "def sgd_step(params, lr):\n    for p in params:\n        p.data -= lr * p.grad\n        return",
+    ),
+    mistake("prediction", "True", "prediction = True"),
+]
+RIGHT += [
+    right(
+        "topological_order",
+        "iterative DFS with an explicit stack",
+        "def topological_order(root):\n    order, seen, stack = [], set(), [(root, False)]\n    while stack:\n        v, done = stack.pop()\n        if done:\n            order.append(v)\n        elif v not in seen:\n            seen.add(v)\n            stack.append((v, True))\n            stack.extend((p, False) for p in v.parents)\n    return order",
+    ),
+    right(
+        "topological_order",
+        "Kahn's algorithm",
+        "def topological_order(root):\n    nodes, stack = {}, [root]\n    while stack:\n        v = stack.pop()\n        if id(v) not in nodes:\n            nodes[id(v)] = v\n            stack.extend(v.parents)\n    users = {i: 0 for i in nodes}\n    for v in nodes.values():\n        for p in set(map(id, v.parents)):\n            users[p] += 1\n    ready, rev = [root], []\n    while ready:\n        v = ready.pop()\n        rev.append(v)\n        for p in {id(p): p for p in v.parents}.values():\n            users[id(p)] -= 1\n            if users[id(p)] == 0:\n                ready.append(p)\n    return rev[::-1]",
+    ),
+    right(
+        "topological_order",
+        "sorted by longest distance from the root, deepest first",
+        "def topological_order(root):\n    depth, stack = {}, [(root, 0)]\n    nodes = {}\n    while stack:\n        v, d = stack.pop()\n        if d > depth.get(id(v), -1) or id(v) not in depth:\n            depth[id(v)] = max(d, depth.get(id(v), 0)) if id(v) in depth else d\n            nodes[id(v)] = v\n            stack.extend((p, d + 1) for p in v.parents)\n    return sorted(nodes.values(), key=lambda v: -depth[id(v)])",
+    ),
+    right(
+        "mul",
+        "local derivatives named first",
+        "def mul(self, other):\n    other = other if isinstance(other, Value) else Value(other)\n    out = Value(self.data * other.data, (self, other))\n\n    def _backward():\n        da, db = other.data, self.data\n        self.grad += da * out.grad\n        other.grad += db * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.__mul__ = mul\n",
+    ),
+    right(
+        "tanh",
+        "sech^2 from the input",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += out.grad / math.cosh(self.data) ** 2\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    right(
+        "tanh",
+        "(1 - t)(1 + t)",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += (1 - t) * (1 + t) * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
+    ),
+    right(
+        "sgd_step",
+        "p.data = p.data - lr * p.grad",
+        "def sgd_step(params, lr):\n    for p in params:\n        p.data = p.data - lr * p.grad",
+    ),
+    right(
+        "sgd_step",
+        "and zero the gradient after",
+        "def sgd_step(params, lr):\n    for p in params:\n        p.data -= lr * p.grad\n        p.grad = 0.0",
+    ),
+    right("prediction", "no", 'prediction = "no"'),
+]

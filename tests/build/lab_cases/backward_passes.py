@@ -152,3 +152,204 @@ RIGHT = [
         + "    dV = np.einsum('...ij,...ic->...jc', P, dO)\n    dP = np.einsum('...ic,...jc->...ij', dO, V)\n    dS = P * (dP - (P * dP).sum(-1, keepdims=True))\n    return np.einsum('...ij,...jc->...ic', dS, K) / scale, np.einsum('...ij,...ic->...jc', dS, Q) / scale, dV",
     ),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake("grad_by_hand", "the probabilities", "grad_by_hand = [0.2, 0.6, 0.2]"),
+    mistake("grad_by_hand", "signs flipped", "grad_by_hand = [0.8, -0.6, -0.2]"),
+    mistake("grad_by_hand", "1 subtracted at position 1", "grad_by_hand = [0.2, -0.4, 0.2]"),
+    mistake("grad_by_hand", "gradient of log softmax only at the target", "grad_by_hand = [-0.8, 0, 0]"),
+    mistake("grad_by_hand", "two numbers", "grad_by_hand = [-0.8, 0.6]"),
+    mistake(
+        "ce_backward",
+        "gradient of one position (no /N)",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    return softmax(Z) - np.eye(Z.shape[-1])[y]",
+    ),
+    mistake(
+        "ce_backward",
+        "divided by the batch (rows of the first axis) only",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    return (softmax(Z) - np.eye(Z.shape[-1])[y]) / (Z.shape[0] if Z.ndim > 1 else 1)",
+    ),
+    mistake(
+        "ce_backward",
+        "sign flipped",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    return (np.eye(Z.shape[-1])[y] - softmax(Z)) / y.size",
+    ),
+    mistake(
+        "ce_backward",
+        "divided by Z.size",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    return (softmax(Z) - np.eye(Z.shape[-1])[y]) / Z.size",
+    ),
+    mistake(
+        "ce_backward",
+        "naive softmax",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    with np.errstate(all='ignore'):\n        e = np.exp(Z); p = e / e.sum(-1, keepdims=True)\n    return (p - np.eye(Z.shape[-1])[y]) / y.size",
+    ),
+    mistake(
+        "ce_backward",
+        "-1/p at the target (gradient wrt probabilities)",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    p = softmax(Z)\n    g = np.zeros_like(p)\n    np.put_along_axis(g, y[..., None], -1 / np.take_along_axis(p, y[..., None], -1), -1)\n    return g / y.size",
+    ),
+    mistake(
+        "ce_backward",
+        "the notebook's numerical_gradient",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    def loss(Zp):\n        p = softmax(Zp)\n        return -np.mean(np.log(np.take_along_axis(p, y[..., None], -1)))\n    return numerical_gradient(loss, Z)",
+    ),
+    mistake(
+        "ce_backward",
+        "own central differences, stable loss",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    def loss(Zp):\n        m = Zp.max(-1, keepdims=True)\n        lse = m[..., 0] + np.log(np.exp(Zp - m).sum(-1))\n        return np.mean(lse - np.take_along_axis(Zp, y[..., None], -1)[..., 0])\n    g = np.zeros_like(Z); h = 1e-5\n    for i in np.ndindex(Z.shape):\n        e = np.zeros_like(Z); e[i] = h\n        g[i] = (loss(Z + e) - loss(Z - e)) / (2 * h)\n    return g",
+    ),
+    mistake(
+        "ce_backward",
+        "library gradient_check/numerical_gradient",
+        "from transformer_math import calculus\ndef ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    return calculus.numerical_gradient(lambda Zp: 0.0, Z)",
+    ),
+    mistake(
+        "ce_backward",
+        "library cross_entropy_backward",
+        "from transformer_math.model import cross_entropy_backward as cb\ndef ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    return cb(Z, y)",
+    ),
+    mistake("prediction", "0.0 as a number", "prediction = 0.0"),
+    mistake(
+        "layer_norm_backward",
+        "only the direct term g/s",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    return g / s, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "forgets the xh mean(g xh) term",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    return (g - g.mean(-1, keepdims=True)) / s, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "forgets gamma in dx",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = dy\n    return (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True)) / s, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "dgamma summed over the first axis only",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    return (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True)) / s, (dy * xh).sum(0), dy.sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "dgamma not summed over tokens",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    return (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True)) / s, dy * xh, dy",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "dgamma uses x, not x_hat",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    return (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True)) / s, (dy * x).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "eps ignored in s",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = x.std(-1, keepdims=True); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    return (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True)) / s, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "divides by s twice (s^2)",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    return (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True)) / s**2, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "the notebook's numerical_gradient for dx",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    def f(xp):\n        m = xp.mean(-1, keepdims=True); sp = np.sqrt(xp.var(-1, keepdims=True) + eps)\n        return np.sum(dy * gamma * (xp - m) / sp)\n    return numerical_gradient(f, x), (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "the library's layer_norm_backward via getattr",
+        "import importlib\ndef layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mod = importlib.import_module('transformer_math.block')\n    return getattr(mod, 'layer_norm_backward')(dy, x, gamma, eps)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "mutates dy (dy *= gamma)",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    dbeta = dy.reshape(-1, d).sum(0); dgamma = (dy * xh).reshape(-1, d).sum(0)\n    dy *= gamma\n    return (dy - dy.mean(-1, keepdims=True) - xh * (dy * xh).mean(-1, keepdims=True)) / s, dgamma, dbeta",
+    ),
+    mistake(
+        "attention_backward",
+        "forgets the 1/sqrt(d_k)",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = np.swapaxes(P, -1, -2) @ dO; dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * (dP - np.sum(P * dP, -1, keepdims=True))\n    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, dV",
+    ),
+    mistake(
+        "attention_backward",
+        "softmax backward forgets the row sum",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = np.swapaxes(P, -1, -2) @ dO; dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * dP\n    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+    ),
+    mistake(
+        "attention_backward",
+        "dV = P dO (no transpose) on square cases; dK = dS Q",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = np.swapaxes(P, -1, -2) @ dO; dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * (dP - np.sum(P * dP, -1, keepdims=True))\n    return dS @ K / scale, dS @ Q / scale if dS.shape[-1] == dS.shape[-2] else np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+    ),
+    mistake(
+        "attention_backward",
+        "ignores the mask",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    P = softmax(Q @ np.swapaxes(K, -1, -2) / scale)\n    dV = np.swapaxes(P, -1, -2) @ dO; dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * (dP - np.sum(P * dP, -1, keepdims=True))\n    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+    ),
+    mistake(
+        "attention_backward",
+        "K.T / Q.T transposes (batches break)",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = P.T @ dO; dP = dO @ V.T\n    dS = P * (dP - np.sum(P * dP, -1, keepdims=True))\n    return dS @ K / scale, dS.T @ Q / scale, dV",
+    ),
+    mistake(
+        "attention_backward",
+        "row sum over the wrong axis",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = np.swapaxes(P, -1, -2) @ dO; dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * (dP - np.sum(P * dP, -2, keepdims=True))\n    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+    ),
+    mistake(
+        "attention_backward",
+        "numerical_gradient of all three",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    def att(Q, K, V):\n        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n        if mask is not None:\n            S = np.where(mask, S, -np.inf)\n        return softmax(S) @ V\n    return (numerical_gradient(lambda q: np.sum(dO * att(q, K, V)), Q), numerical_gradient(lambda k: np.sum(dO * att(Q, k, V)), K), numerical_gradient(lambda v: np.sum(dO * att(Q, K, v)), V))",
+    ),
+    mistake(
+        "attention_backward",
+        "own central differences with h = 1e-5",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    def att(Q, K, V):\n        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n        if mask is not None:\n            S = np.where(mask, S, -np.inf)\n        return softmax(S) @ V\n    def ng(f, x, h=1e-5):\n        g = np.zeros_like(x)\n        for i in np.ndindex(x.shape):\n            e = np.zeros_like(x); e[i] = h\n            g[i] = (f(x + e) - f(x - e)) / (2 * h)\n        return g\n    return (ng(lambda q: np.sum(dO * att(q, K, V)), Q), ng(lambda k: np.sum(dO * att(Q, k, V)), K), ng(lambda v: np.sum(dO * att(Q, K, v)), V))",
+    ),
+    mistake(
+        "attention_backward",
+        "the check module's reference",
+        "from transformer_math.labs.backward_passes import attention_backward as ref\ndef attention_backward(dO, Q, K, V, mask):\n    return ref(dO, Q, K, V, mask)",
+    ),
+    mistake(
+        "attention_backward",
+        "mask applied to dS only (forward unmasked)",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    P = softmax(Q @ np.swapaxes(K, -1, -2) / scale)\n    dV = np.swapaxes(P, -1, -2) @ dO; dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * (dP - np.sum(P * dP, -1, keepdims=True))\n    if mask is not None:\n        dS = np.where(mask, dS, 0.0)\n    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+    ),
+]
+RIGHT += [
+    right("grad_by_hand", "a tuple of fractions", "grad_by_hand = (-4/5, 3/5, 1/5)"),
+    right("grad_by_hand", "an array", "grad_by_hand = np.array([-0.8, 0.6, 0.2])"),
+    right(
+        "ce_backward",
+        "one-hot by put_along_axis",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    g = softmax(Z)\n    np.put_along_axis(g, y[..., None], np.take_along_axis(g, y[..., None], -1) - 1, axis=-1)\n    return g / y.size",
+    ),
+    right(
+        "ce_backward",
+        "flattened rows, fancy index",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n    V = Z.shape[-1]\n    G = softmax(Z).reshape(-1, V)\n    t = y.reshape(-1)\n    G[np.arange(t.size), t] -= 1\n    return (G / t.size).reshape(Z.shape)",
+    ),
+    right("prediction", "1/n", 'prediction = "1/n"'),
+    right(
+        "layer_norm_backward",
+        "the Jacobian per token (d x d), explicit",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    J = (np.eye(d) - 1.0 / d - xh[..., :, None] * xh[..., None, :] / d) / s[..., None]\n    dx = np.einsum('...r,...rq->...q', g, J)\n    return dx, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    right(
+        "layer_norm_backward",
+        "through mu and var step by step",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); xc = x - mu; var = (xc**2).mean(-1, keepdims=True); inv = 1 / np.sqrt(var + eps)\n    xh = xc * inv; d = x.shape[-1]\n    dxh = dy * gamma\n    dvar = np.sum(dxh * xc, -1, keepdims=True) * -0.5 * inv**3\n    dmu = np.sum(-dxh * inv, -1, keepdims=True) + dvar * np.mean(-2 * xc, -1, keepdims=True)\n    dx = dxh * inv + dvar * 2 * xc / d + dmu / d\n    axes = tuple(range(x.ndim - 1))\n    return dx, np.sum(dy * xh, axis=axes), np.sum(dy, axis=axes)",
+    ),
+    right(
+        "attention_backward",
+        "einsum throughout",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = np.einsum('...ij,...ic->...jc', P, dO)\n    dP = np.einsum('...ic,...jc->...ij', dO, V)\n    dS = P * (dP - np.einsum('...ij,...ij->...i', P, dP)[..., None])\n    return np.einsum('...ij,...jc->...ic', dS, K) / scale, np.einsum('...ij,...ic->...jc', dS, Q) / scale, dV",
+    ),
+    right(
+        "attention_backward",
+        "the softmax Jacobian per row",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = np.swapaxes(P, -1, -2) @ dO\n    dP = dO @ np.swapaxes(V, -1, -2)\n    J = P[..., :, None] * np.eye(P.shape[-1]) - P[..., :, None] * P[..., None, :]\n    dS = np.einsum('...ij,...ijk->...ik', dP, J)\n    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+    ),
+]

@@ -109,3 +109,158 @@ RIGHT = [
         + "    lse = np.logaddexp.reduce(z, axis=-1)\n    one_hot = np.eye(z.shape[-1])[targets]\n    return float(np.mean(lse - np.sum(one_hot * z, axis=-1)))",
     ),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake("loss_at_one_half", "log10", "loss_at_one_half = 0.3010"),
+    mistake("loss_at_one_half", "bits", "loss_at_one_half = 1.0"),
+    mistake("loss_at_one_half", "the sign", "loss_at_one_half = -0.6931"),
+    mistake("loss_at_one_half", "1 - p", "loss_at_one_half = 0.5"),
+    mistake(
+        "cross_entropy",
+        "plain formula: 0*log 0 = nan",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    with np.errstate(all='ignore'):\n        return float(np.mean(-np.sum(y_true * np.log(y_pred), axis=-1)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "clipping with 1e-12",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    return float(np.mean(-np.sum(y_true * np.log(np.clip(y_pred, 1e-12, 1)), axis=-1)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "adds 1e-9 inside the log",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    return float(np.mean(-np.sum(y_true * np.log(y_pred + 1e-9), axis=-1)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "mean over every entry",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    safe = np.where(y_true > 0, y_pred, 1.0)\n    with np.errstate(divide='ignore'):\n        return float(-np.mean(np.where(y_true > 0, y_true * np.log(safe), 0.0)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "sum over the batch, not mean",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    safe = np.where(y_true > 0, y_pred, 1.0)\n    with np.errstate(divide='ignore'):\n        return float(-np.sum(np.where(y_true > 0, y_true * np.log(safe), 0.0)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "one-hot only: picks argmax of y_true",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    t = y_true.argmax(axis=-1)\n    with np.errstate(divide='ignore'):\n        return float(-np.mean(np.log(np.take_along_axis(y_pred, t[..., None], -1))))",
+    ),
+    mistake(
+        "cross_entropy",
+        "arguments swapped",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    safe = np.where(y_pred > 0, y_true, 1.0)\n    with np.errstate(divide='ignore', invalid='ignore'):\n        return float(np.mean(-np.sum(np.where(y_pred > 0, y_pred * np.log(safe), 0.0), axis=-1)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "log2",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    safe = np.where(y_true > 0, y_pred, 1.0)\n    with np.errstate(divide='ignore'):\n        return float(np.mean(-np.sum(np.where(y_true > 0, y_true * np.log2(safe), 0.0), axis=-1)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "library",
+        "from transformer_math.information import cross_entropy as ce\ndef cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    return ce(y_true, y_pred)",
+    ),
+    mistake(
+        "cross_entropy",
+        "nan replaced by 0 everywhere (inf lost too)",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    with np.errstate(all='ignore'):\n        t = y_true * np.log(y_pred)\n    t = np.nan_to_num(t, nan=0.0, neginf=-1e300)\n    return float(np.mean(-np.sum(t, axis=-1)))",
+    ),
+    mistake("prediction", "a float", "prediction = 0.8"),
+    mistake(
+        "cross_entropy_from_logits",
+        "log of the stable softmax",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    e = np.exp(z - z.max(axis=-1, keepdims=True)); p = e / e.sum(axis=-1, keepdims=True)\n    with np.errstate(divide='ignore'):\n        return float(-np.mean(np.log(np.take_along_axis(p, targets[..., None], -1))))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "no shift",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    with np.errstate(over='ignore'):\n        lse = np.log(np.exp(z).sum(axis=-1))\n    return float(np.mean(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "sum not mean over positions",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    m = z.max(axis=-1, keepdims=True)\n    lse = m[..., 0] + np.log(np.exp(z - m).sum(axis=-1))\n    return float(np.sum(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "z[targets] picks rows",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    m = z.max(axis=-1, keepdims=True)\n    lse = m[..., 0] + np.log(np.exp(z - m).sum(axis=-1))\n    return float(np.mean(lse - z[..., targets]))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "max added back with a wrong sign",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    m = z.max(axis=-1, keepdims=True)\n    lse = -m[..., 0] + np.log(np.exp(z - m).sum(axis=-1))\n    return float(np.mean(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "forgets to add the max back",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    m = z.max(axis=-1, keepdims=True)\n    lse = np.log(np.exp(z - m).sum(axis=-1))\n    return float(np.mean(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "clipped log softmax",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    e = np.exp(z - z.max(axis=-1, keepdims=True)); p = e / e.sum(axis=-1, keepdims=True)\n    return float(-np.mean(np.log(np.clip(np.take_along_axis(p, targets[..., None], -1), 1e-12, 1))))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "max over the whole array",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    m = z.max()\n    lse = m + np.log(np.exp(z - m).sum(axis=-1))\n    with np.errstate(divide='ignore'):\n        return float(np.mean(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "library cross_entropy via importlib",
+        "import importlib\ndef cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    info = importlib.import_module('transformer_math.information')\n    return info.cross_entropy_from_logits(z, targets)",
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "the check's own reference",
+        "from transformer_math.labs.cross_entropy import reference_from_logits as r\ndef cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    return r(z, targets)",
+    ),
+]
+RIGHT += [
+    right("loss_at_one_half", "np.log(2)", "loss_at_one_half = float(np.log(2))"),
+    right("loss_at_one_half", "0.69315 (one more decimal)", "loss_at_one_half = 0.69315"),
+    right(
+        "cross_entropy",
+        "masked log with a boolean index per row",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    logs = np.zeros_like(y_pred)\n    pos = y_true > 0\n    with np.errstate(divide='ignore'):\n        logs[pos] = np.log(y_pred[pos])\n    return float(np.mean(-np.sum(y_true * logs, axis=-1)))",
+    ),
+    right(
+        "cross_entropy",
+        "np.log with where=",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    logs = np.log(y_pred, out=np.zeros_like(y_pred), where=y_true > 0)\n    return float(-np.sum(y_true * logs, axis=-1).mean())",
+    ),
+    right(
+        "cross_entropy",
+        "xlogy-like via a loop over rows",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    flat_t = y_true.reshape(-1, y_true.shape[-1]); flat_p = y_pred.reshape(-1, y_pred.shape[-1])\n    total = 0.0\n    for t, p in zip(flat_t, flat_p):\n        for a, b in zip(t, p):\n            if a > 0:\n                total += -a * (np.log(b) if b > 0 else -np.inf)\n    return total / len(flat_t)",
+    ),
+    right(
+        "cross_entropy",
+        "nansum: only 0*log 0 is nan",
+        "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n    with np.errstate(all='ignore'):\n        return float(np.mean(-np.nansum(y_true * np.log(y_pred), axis=-1)))",
+    ),
+    right("prediction", "0.1", 'prediction = "0.1"'),
+    right(
+        "cross_entropy_from_logits",
+        "log-softmax then pick",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    m = z.max(axis=-1, keepdims=True)\n    logp = z - m - np.log(np.exp(z - m).sum(axis=-1, keepdims=True))\n    return float(-np.mean(np.take_along_axis(logp, targets[..., None], axis=-1)))",
+    ),
+    right(
+        "cross_entropy_from_logits",
+        "flattened rows and fancy index",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    V = z.shape[-1]\n    Z = z.reshape(-1, V); t = targets.reshape(-1)\n    m = Z.max(axis=1)\n    lse = m + np.log(np.exp(Z - m[:, None]).sum(axis=1))\n    return float(np.mean(lse - Z[np.arange(len(t)), t]))",
+    ),
+    right(
+        "cross_entropy_from_logits",
+        "np.logaddexp.reduce",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n    lse = np.logaddexp.reduce(z, axis=-1)\n    return float(np.mean(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
+    ),
+    right(
+        "cross_entropy_from_logits",
+        "float32 kept: exp of float32 and a sum in float32",
+        "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits)\n    targets = np.asarray(targets)\n    m = z.max(axis=-1, keepdims=True)\n    lse = m[..., 0] + np.log(np.exp(z - m).sum(axis=-1))\n    return float(np.mean(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
+    ),
+]

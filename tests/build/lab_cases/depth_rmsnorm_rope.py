@@ -186,3 +186,222 @@ RIGHT = [
         "def rope_scores(q, k, n):\n    S = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n            S[i, j] = apply_rope(np.asarray(q)[None], [i])[0] @ apply_rope(np.asarray(k)[None], [j])[0]\n    return S",
     ),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake("prediction", "shrinks", 'prediction = "shrinks"'),
+    mistake(
+        "stream_sizes",
+        "sizes after each block only (L numbers)",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n    out = []\n    for l in range(n_blocks(params)):\n        x = block(x, block_params(params, l), n_heads)\n        out.append(np.sqrt(np.mean(x**2)))\n    return np.array(out)",
+    ),
+    mistake(
+        "stream_sizes",
+        "Frobenius norm, not RMS",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n    out = [np.linalg.norm(x)]\n    for l in range(n_blocks(params)):\n        x = block(x, block_params(params, l), n_heads)\n        out.append(np.linalg.norm(x))\n    return np.array(out)",
+    ),
+    mistake(
+        "stream_sizes",
+        "the std, not the RMS",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n    out = [x.std()]\n    for l in range(n_blocks(params)):\n        x = block(x, block_params(params, l), n_heads)\n        out.append(x.std())\n    return np.array(out)",
+    ),
+    mistake(
+        "stream_sizes",
+        "mean of per-token RMS",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n    f = lambda x: np.sqrt((x**2).mean(-1)).mean()\n    out = [f(x)]\n    for l in range(n_blocks(params)):\n        x = block(x, block_params(params, l), n_heads)\n        out.append(f(x))\n    return np.array(out)",
+    ),
+    mistake(
+        "stream_sizes",
+        "no positions",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens]\n    out = [np.sqrt(np.mean(x**2))]\n    for l in range(n_blocks(params)):\n        x = block(x, block_params(params, l), n_heads)\n        out.append(np.sqrt(np.mean(x**2)))\n    return np.array(out)",
+    ),
+    mistake(
+        "stream_sizes",
+        "hard-coded 12 blocks",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n    out = [np.sqrt(np.mean(x**2))]\n    for l in range(12):\n        x = block(x, block_params(params, min(l, n_blocks(params) - 1)), n_heads)\n        out.append(np.sqrt(np.mean(x**2)))\n    return np.array(out)[: n_blocks(params) + 1] if False else np.array(out)",
+    ),
+    mistake(
+        "stream_sizes",
+        "final LayerNorm applied to the last size",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n    out = [np.sqrt(np.mean(x**2))]\n    L = n_blocks(params)\n    for l in range(L):\n        x = block(x, block_params(params, l), n_heads)\n        if l == L - 1:\n            x = layer_norm(x, params['lnf_g'], params['lnf_b'])\n        out.append(np.sqrt(np.mean(x**2)))\n    return np.array(out)",
+    ),
+    mistake(
+        "stream_sizes",
+        "library forward's cache",
+        "from transformer_math.model import forward\ndef stream_sizes(params, tokens, n_heads):\n    _, c = forward(params, np.asarray(tokens), n_heads)\n    xs = [c['x0']] + [c[('' if l == 0 else f'h{l}.') + 'x2'] for l in range(n_blocks(params))]\n    return np.array([np.sqrt(np.mean(x**2)) for x in xs])",
+    ),
+    mistake(
+        "rms_norm",
+        "spread (var) instead of mean square",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    return gamma * x / np.sqrt(x.var(-1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "rms_norm",
+        "eps outside the sqrt",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    return gamma * x / (np.sqrt(np.mean(x**2, -1, keepdims=True)) + eps)",
+    ),
+    mistake(
+        "rms_norm",
+        "sum not mean of squares",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    return gamma * x / np.sqrt(np.sum(x**2, -1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "rms_norm",
+        "forgets gamma",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    return x / np.sqrt(np.mean(x**2, -1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "rms_norm",
+        "centred (LayerNorm without beta)",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    c = x - x.mean(-1, keepdims=True)\n    return gamma * c / np.sqrt(np.mean(c**2, -1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "rms_norm",
+        "ignores the eps argument",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    return gamma * x / np.sqrt(np.mean(x**2, -1, keepdims=True) + 1e-6)",
+    ),
+    mistake(
+        "rms_norm",
+        "mean over the whole array",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    return gamma * x / np.sqrt(np.mean(x**2) + eps)",
+    ),
+    mistake(
+        "rms_norm",
+        "library modern.rms_norm",
+        "import transformer_math.modern as tm\ndef rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    return tm.rms_norm(x, gamma, eps)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "eps not passed on (1e-6 used)",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return rms_norm(x - x.mean(-1, keepdims=True), gamma)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "not centred",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return rms_norm(x, gamma, eps)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "centred by the whole array's mean",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return rms_norm(x - x.mean(), gamma, eps)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "own LayerNorm, no rms_norm",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    c = x - x.mean(-1, keepdims=True)\n    return gamma * c / np.sqrt(c.var(-1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "rms_norm called and its result thrown away",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    rms_norm(x, gamma, eps)\n    c = x - x.mean(-1, keepdims=True)\n    return gamma * c / np.sqrt(np.mean(c**2, -1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "layer_norm_from_rms",
+        "given layer_norm with beta 0",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return layer_norm(x, gamma, 0.0, eps)",
+    ),
+    mistake(
+        "apply_rope",
+        "clockwise (sign of sin flipped)",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n    out[..., 0::2] = e * c + o * s\n    out[..., 1::2] = -e * s + o * c\n    return out",
+    ),
+    mistake(
+        "apply_rope",
+        "pairs r and r + d/2 (Hugging Face)",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., : d // 2], x[..., d // 2 :]\n    return np.concatenate([e * c - o * s, e * s + o * c], axis=-1)",
+    ),
+    mistake(
+        "apply_rope",
+        "omega = base^(-r/d)",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * base ** (-np.arange(d // 2) / d)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n    out[..., 0::2] = e * c - o * s\n    out[..., 1::2] = e * s + o * c\n    return out",
+    ),
+    mistake(
+        "apply_rope",
+        "ignores positions, uses 0..n-1",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.arange(x.shape[-2])[:, None] * base ** (-np.arange(0, d, 2) / d)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n    out[..., 0::2] = e * c - o * s\n    out[..., 1::2] = e * s + o * c\n    return out",
+    ),
+    mistake(
+        "apply_rope",
+        "ignores base",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n    out[..., 0::2] = e * c - o * s\n    out[..., 1::2] = e * s + o * c\n    return out",
+    ),
+    mistake(
+        "apply_rope",
+        "updates the even half in place before the odd half uses it",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d)\n    c, s = np.cos(a), np.sin(a)\n    out = x.copy()\n    out[..., 0::2] = out[..., 0::2] * c - out[..., 1::2] * s\n    out[..., 1::2] = out[..., 0::2] * s + out[..., 1::2] * c\n    return out",
+    ),
+    mistake(
+        "apply_rope",
+        "in place on the caller's x",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., 0::2].copy(), x[..., 1::2].copy()\n    x[..., 0::2] = e * c - o * s\n    x[..., 1::2] = e * s + o * c\n    return x",
+    ),
+    mistake(
+        "apply_rope",
+        "angles m * r (no frequency)",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * np.arange(d // 2)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n    out[..., 0::2] = e * c - o * s\n    out[..., 1::2] = e * s + o * c\n    return out",
+    ),
+    mistake(
+        "rope_scores",
+        "key not turned",
+        "def rope_scores(q, k, n):\n    Q = apply_rope(np.tile(q, (n, 1)), np.arange(n))\n    return Q @ np.tile(k, (n, 1)).T",
+    ),
+    mistake(
+        "rope_scores",
+        "no rotation at all",
+        "def rope_scores(q, k, n):\n    return np.full((n, n), float(np.dot(q, k)))",
+    ),
+    mistake(
+        "rope_scores",
+        "transposed (K @ Q.T)",
+        "def rope_scores(q, k, n):\n    Q = apply_rope(np.tile(q, (n, 1)), np.arange(n))\n    K = apply_rope(np.tile(k, (n, 1)), np.arange(n))\n    return K @ Q.T",
+    ),
+    mistake(
+        "rope_scores",
+        "key turned for i - j instead of j",
+        "def rope_scores(q, k, n):\n    S = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n            S[i, j] = float(np.asarray(q) @ apply_rope(np.asarray(k, float)[None], [i - j])[0])\n    return S",
+    ),
+    mistake(
+        "rope_scores",
+        "positions 1..n",
+        "def rope_scores(q, k, n):\n    Q = apply_rope(np.tile(q, (n, 1)), np.arange(1, n + 1))\n    K = apply_rope(np.tile(k, (n, 1)), np.arange(n))\n    return Q @ K.T",
+    ),
+]
+RIGHT += [
+    right("prediction", "stays", 'prediction = "stays"'),
+    right(
+        "stream_sizes",
+        "norm / sqrt(size)",
+        "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n    out = [np.linalg.norm(x) / np.sqrt(x.size)]\n    for l in range(n_blocks(params)):\n        x = block(x, block_params(params, l), n_heads)\n        out.append(np.linalg.norm(x) / np.sqrt(x.size))\n    return np.array(out)",
+    ),
+    right(
+        "rms_norm",
+        "1/sqrt with np.reciprocal",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    ms = np.mean(np.square(x), axis=-1, keepdims=True)\n    return x * np.reciprocal(np.sqrt(ms + eps)) * gamma",
+    ),
+    right(
+        "rms_norm",
+        "norm / sqrt(d)",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    r = np.sqrt(np.linalg.norm(x, axis=-1, keepdims=True)**2 / d + eps)\n    return gamma * x / r",
+    ),
+    right(
+        "layer_norm_from_rms",
+        "centred with np.subtract, eps passed by name",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return rms_norm(np.subtract(x, np.mean(x, axis=-1, keepdims=True)), gamma, eps=eps)",
+    ),
+    right(
+        "apply_rope",
+        "complex numbers",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    z = x[..., 0::2] + 1j * x[..., 1::2]\n    theta = np.outer(np.asarray(positions, float), base ** (-np.arange(d // 2) * 2.0 / d))\n    z = z * np.exp(1j * theta)\n    out = np.empty_like(x)\n    out[..., 0::2], out[..., 1::2] = z.real, z.imag\n    return out",
+    ),
+    right(
+        "apply_rope",
+        "2x2 rotation matrices, one per pair and position",
+        "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    n = x.shape[-2]\n    pos = np.asarray(positions, float)\n    out = np.empty_like(x)\n    for i in range(n):\n        for r in range(d // 2):\n            a = pos[i] * base ** (-2 * r / d)\n            R = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])\n            out[..., i, 2*r:2*r+2] = x[..., i, 2*r:2*r+2] @ R\n    return out",
+    ),
+    right(
+        "rope_scores",
+        "double loop of dot products",
+        "def rope_scores(q, k, n):\n    S = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n            S[i, j] = apply_rope(np.asarray(q, float)[None], [i])[0] @ apply_rope(np.asarray(k, float)[None], [j])[0]\n    return S",
+    ),
+]

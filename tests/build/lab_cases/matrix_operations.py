@@ -105,3 +105,186 @@ RIGHT = [
         "def matmul(X, Y):\n    import numpy as np\n\n    cols = list(zip(*Y))\n    return np.array([[sum(a * b for a, b in zip(row, col)) for col in cols] for row in X])",
     ),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake("entry_0_1", "entry (0,0) = 19", "entry_0_1 = 19"),
+    mistake("entry_0_1", "entry (1,0) = 43", "entry_0_1 = 43"),
+    mistake("entry_0_1", "row 0 of A times row 1 of B = 1*7+2*8 = 23", "entry_0_1 = 23"),
+    mistake("entry_0_1", "(BA)[0,1] = 34", "entry_0_1 = 34"),
+    mistake("entry_0_1", "the whole product", "entry_0_1 = [[19, 22], [43, 50]]"),
+    mistake("prediction", "not a choice", 'prediction = "maybe"'),
+    mistake("prediction", "a bool", "prediction = False"),
+    mistake(
+        "row_dots",
+        "X @ Y, no transpose",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    return X @ Y",
+    ),
+    mistake("row_dots", "X.T @ Y", "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    return X.T @ Y"),
+    mistake(
+        "row_dots",
+        "Y @ X.T: transposed result",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    return Y @ X.T",
+    ),
+    mistake(
+        "row_dots",
+        "elementwise product",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    return X * Y",
+    ),
+    mistake(
+        "row_dots",
+        "outer of row sums",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    return np.outer(X.sum(1), Y.sum(1))",
+    ),
+    mistake(
+        "row_dots",
+        "library via importlib",
+        "import importlib\ndef row_dots(X, Y):\n    la = importlib.import_module('transformer_math.linalg')\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    return la.matmul_loops(X, Y.T)",
+    ),
+    mistake("matmul", "@", "def matmul(X, Y):\n    return np.asarray(X) @ np.asarray(Y)"),
+    mistake("matmul", "np.dot", "def matmul(X, Y):\n    return np.dot(X, Y)"),
+    mistake("matmul", "alias bound before: mm = np.matmul", "mm = np.matmul\ndef matmul(X, Y):\n    return mm(X, Y)"),
+    mistake(
+        "matmul", "alias + asarray", "mm = np.matmul\ndef matmul(X, Y):\n    return mm(np.asarray(X), np.asarray(Y))"
+    ),
+    mistake(
+        "matmul",
+        "from numpy import dot + asarray + dummy multiplications",
+        "from numpy import dot\ndef matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    for _ in range(X.shape[0] * Y.shape[1]):\n        _ = 1.0 * 1.0\n    return dot(X, Y)",
+    ),
+    mistake(
+        "matmul",
+        "loops that run, but the result from an alias",
+        "mm = np.matmul\ndef matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    n, m = X.shape; p = Y.shape[1]\n    out = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n            out[i, j] = X[i, 0] * Y[0, j]\n    return mm(X, Y)",
+    ),
+    mistake(
+        "matmul",
+        "operator.matmul after asarray",
+        "import operator\ndef matmul(X, Y):\n    return operator.matmul(np.asarray(X), np.asarray(Y))",
+    ),
+    mistake(
+        "matmul",
+        "ndarray.__matmul__",
+        "def matmul(X, Y):\n    return np.ndarray.__matmul__(np.asarray(X), np.asarray(Y))",
+    ),
+    mistake(
+        "matmul",
+        "einsum via getattr",
+        "def matmul(X, Y):\n    return getattr(np, 'ein' + 'sum')('ik,kj->ij', np.asarray(X), np.asarray(Y))",
+    ),
+    mistake(
+        "matmul",
+        "broadcast then sum",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    return (X[:, :, None] * Y[None, :, :]).sum(axis=1)",
+    ),
+    mistake(
+        "matmul",
+        "= instead of +=",
+        "def matmul(X, Y):\n    n, m = np.shape(X); p = np.shape(Y)[1]\n    r = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n            for k in range(m):\n                r[i, j] = X[i][k] * Y[k][j]\n    return r",
+    ),
+    mistake(
+        "matmul",
+        "range(m - 1)",
+        "def matmul(X, Y):\n    n, m = np.shape(X); p = np.shape(Y)[1]\n    r = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n            for k in range(m - 1):\n                r[i, j] += X[i][k] * Y[k][j]\n    return r",
+    ),
+    mistake(
+        "matmul",
+        "Y indexed [j][k]",
+        "def matmul(X, Y):\n    n, m = np.shape(X); p = np.shape(Y)[1]\n    r = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n            for k in range(m):\n                r[i, j] += X[i][k] * np.asarray(Y)[min(j, len(Y)-1)][min(k, p-1)]\n    return r",
+    ),
+    mistake(
+        "matmul",
+        "hard-coded 2x2",
+        "def matmul(X, Y):\n    r = np.zeros((2, 2))\n    for i in range(2):\n        for j in range(2):\n            for k in range(2):\n                r[i, j] += X[i][k] * Y[k][j]\n    return r",
+    ),
+    mistake(
+        "matmul",
+        "X.shape on lists",
+        "def matmul(X, Y):\n    n, m = X.shape; p = Y.shape[1]\n    r = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n            for k in range(m):\n                r[i, j] += X[i][k] * Y[k][j]\n    return r",
+    ),
+    mistake(
+        "matmul",
+        "library matmul_loops",
+        "from transformer_math.linalg import matmul_loops\ndef matmul(X, Y):\n    return matmul_loops(X, Y)",
+    ),
+    mistake(
+        "matmul",
+        "setprofile switched off and on again",
+        "import sys\nmm = np.matmul\ndef matmul(X, Y):\n    hook = sys.getprofile(); tr = sys.gettrace()\n    sys.setprofile(None); sys.settrace(None)\n    out = mm(np.asarray(X), np.asarray(Y))\n    for _ in range(out.size):\n        _ = 2.0 * 2.0\n    sys.settrace(tr); sys.setprofile(hook)\n    return out",
+    ),
+    mistake(
+        "row_dots",
+        "mutates X (doubles it, then halves the result)",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    X *= 2\n    return X @ Y.T / 2",
+    ),
+    mistake(
+        "row_dots",
+        "a table of the hidden cases' sizes",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    return X[:, :1] @ Y[:, :1].T",
+    ),
+    mistake(
+        "matmul",
+        "dummy multiplications, result from dot",
+        "from numpy import dot\ndef matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    junk = 0.0\n    for i in range(X.shape[0] * Y.shape[1]):\n        junk = junk * float(i)\n    return dot(X, Y)",
+    ),
+    mistake(
+        "matmul",
+        "setprofile off and on, dummy multiplications",
+        "import sys\nmm = np.matmul\ndef matmul(X, Y):\n    hook = sys.getprofile(); tr = sys.gettrace()\n    sys.setprofile(None); sys.settrace(None)\n    out = mm(np.asarray(X), np.asarray(Y))\n    sys.settrace(tr); sys.setprofile(hook)\n    junk = 1.0\n    for i in range(out.size):\n        junk = junk * float(i)\n    return out",
+    ),
+    mistake(
+        "matmul",
+        "vectorize a product of rows",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    return np.array([[np.vdot(X[i], Y[:, j]) for j in range(Y.shape[1])] for i in range(X.shape[0])])",
+    ),
+]
+RIGHT += [
+    right("entry_0_1", "22.0 as a float", "entry_0_1 = 22.0"),
+    right("entry_0_1", "a NumPy integer", "entry_0_1 = np.int64(22)"),
+    right("prediction", "capitalised", 'prediction = "Different"'),
+    right(
+        "row_dots",
+        "einsum",
+        "def row_dots(X, Y):\n    return np.einsum('id,jd->ij', np.asarray(X, float), np.asarray(Y, float))",
+    ),
+    right(
+        "row_dots",
+        "broadcast and sum",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    return (X[:, None, :] * Y[None, :, :]).sum(axis=-1)",
+    ),
+    right(
+        "row_dots",
+        "list comprehension of dot products",
+        "def row_dots(X, Y):\n    return np.array([[np.dot(x, y) for y in np.asarray(Y)] for x in np.asarray(X)])",
+    ),
+    right(
+        "row_dots", "(Y X^T)^T", "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n    return (Y @ X.T).T"
+    ),
+    right("row_dots", "lists not converted: list @ array works", "def row_dots(X, Y):\n    return X @ np.transpose(Y)"),
+    right(
+        "matmul",
+        "sum of a generator",
+        "def matmul(X, Y):\n    n, m = np.shape(X)\n    p = np.shape(Y)[1]\n    return np.array([[sum(X[i][k] * Y[k][j] for k in range(m)) for j in range(p)] for i in range(n)])",
+    ),
+    right(
+        "matmul",
+        "zip of rows and columns, lists",
+        "def matmul(X, Y):\n    return [[sum(a * b for a, b in zip(row, col)) for col in zip(*Y)] for row in X]",
+    ),
+    right(
+        "matmul",
+        "i,j loops with a vector product",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    out = np.zeros((X.shape[0], Y.shape[1]))\n    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n            out[i, j] = np.sum(X[i, :] * Y[:, j])\n    return out",
+    ),
+    right(
+        "matmul",
+        "i,j loops with np.multiply",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    out = np.zeros((X.shape[0], Y.shape[1]))\n    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n            out[i, j] = np.multiply(X[i, :], Y[:, j]).sum()\n    return out",
+    ),
+    right(
+        "matmul",
+        "k-i-j order, outer products of rows",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    n, m = X.shape; p = Y.shape[1]\n    out = np.zeros((n, p))\n    for k in range(m):\n        for i in range(n):\n            for j in range(p):\n                out[i][j] = out[i][j] + X[i][k] * Y[k][j]\n    return out",
+    ),
+]

@@ -109,3 +109,186 @@ RIGHT = [
         + "    z = (x - x.max(axis=-1, keepdims=True)) / temperature\n    return np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)",
     ),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake("prediction", "a number, not a word", "prediction = 0"),
+    mistake(
+        "softmax",
+        "naive",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x)\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax",
+        "subtracts the min",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x - x.min(axis=-1, keepdims=True))\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax",
+        "subtracts the mean",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x - x.mean(axis=-1, keepdims=True))\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax",
+        "global max, not per row",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x - np.max(x))\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax",
+        "sum over the whole array",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x - x.max(axis=-1, keepdims=True))\n    return e / e.sum()",
+    ),
+    mistake(
+        "softmax",
+        "axis 0",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x - x.max(axis=0, keepdims=True))\n    return e / e.sum(axis=0, keepdims=True)",
+    ),
+    mistake(
+        "softmax",
+        "no keepdims (1-D only)",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x - np.max(x, axis=-1))\n    return e / np.sum(e, axis=-1)",
+    ),
+    mistake(
+        "softmax",
+        "clips the scores",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(np.clip(x, -700, 700))\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax",
+        "subtracts the first entry",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    e = np.exp(x - x[..., :1])\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax",
+        "in place on the caller's array",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    x -= x.max(axis=-1, keepdims=True)\n    np.exp(x, out=x)\n    x /= x.sum(axis=-1, keepdims=True)\n    return x",
+    ),
+    mistake(
+        "softmax",
+        "nan_to_num over the naive one",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    with np.errstate(all='ignore'):\n        e = np.exp(x)\n        return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))",
+    ),
+    mistake(
+        "softmax",
+        "library via getattr on an alias",
+        "import transformer_math.softmax as tms\nlib = getattr(tms, 'softmax')\ndef softmax(x):\n    x = np.asarray(x, dtype=float)\n    return lib(x)",
+    ),
+    mistake(
+        "softmax",
+        "scipy",
+        "from scipy.special import softmax as sp\ndef softmax(x):\n    x = np.asarray(x, dtype=float)\n    return sp(x, axis=-1)",
+    ),
+    mistake(
+        "softmax",
+        "library, profile hook removed and restored",
+        "import sys\nfrom transformer_math.softmax import softmax as lib\ndef softmax(x):\n    x = np.asarray(x, dtype=float)\n    hook = sys.getprofile()\n    sys.setprofile(None)\n    out = lib(x)\n    sys.setprofile(hook)\n    return out",
+    ),
+    mistake(
+        "softmax",
+        "library, via a thread",
+        "import threading\nfrom transformer_math.softmax import softmax as lib\ndef softmax(x):\n    x = np.asarray(x, dtype=float)\n    box = []\n    t = threading.Thread(target=lambda: box.append(lib(x)))\n    t.start(); t.join()\n    return box[0]",
+    ),
+    mistake(
+        "softmax",
+        "library source exec'd into a module namespace",
+        "import inspect, types\nimport transformer_math.softmax as tms\nns = dict(vars(tms))\nexec(compile(inspect.getsource(tms), tms.__file__, 'exec'), ns)\nlib = ns['softmax']\ndef softmax(x):\n    x = np.asarray(x, dtype=float)\n    return lib(x)",
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "times T",
+        "def softmax_with_temperature(x, temperature):\n    return softmax(np.asarray(x, dtype=float) * temperature)",
+    ),
+    mistake(
+        "softmax_with_temperature", "ignores T", "def softmax_with_temperature(x, temperature):\n    return softmax(x)"
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "p ** (1/T) not renormalised",
+        "def softmax_with_temperature(x, temperature):\n    return softmax(x) ** (1.0 / temperature)",
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "subtracts T",
+        "def softmax_with_temperature(x, temperature):\n    return softmax(np.asarray(x, dtype=float) - temperature)",
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "naive exp(x/T)",
+        "def softmax_with_temperature(x, temperature):\n    e = np.exp(np.asarray(x, dtype=float) / temperature)\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "divides the probabilities by T",
+        "def softmax_with_temperature(x, temperature):\n    p = softmax(x) / temperature\n    return p / p.sum(axis=-1, keepdims=True)",
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "x / T with integer division",
+        "def softmax_with_temperature(x, temperature):\n    return softmax(np.asarray(x) // temperature)",
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "library softmax with temperature",
+        "from transformer_math.softmax import softmax as lib\ndef softmax_with_temperature(x, temperature):\n    return lib(np.asarray(x, dtype=float), temperature=temperature)",
+    ),
+    mistake(
+        "softmax_with_temperature",
+        "sum over the whole array",
+        "def softmax_with_temperature(x, temperature):\n    z = np.asarray(x, dtype=float) / temperature\n    e = np.exp(z - z.max())\n    return e / e.sum()",
+    ),
+    mistake(
+        "softmax",
+        "returns an object whose __array__ calls the library when the check converts it",
+        "from transformer_math.softmax import softmax as lib\nclass Later:\n    def __init__(self, x):\n        self.x = x\n    def __array__(self, dtype=None, copy=None):\n        return lib(self.x)\ndef softmax(x):\n    return Later(np.array(x, dtype=float))\n",
+    ),
+    mistake(
+        "softmax",
+        "library, profile hook removed and restored (alias of sys)",
+        "import sys as _s\nfrom transformer_math.softmax import softmax as lib\n_off = getattr(_s, 'setprofile')\ndef softmax(x):\n    x = np.asarray(x, dtype=float)\n    h = _s.getprofile(); _off(None)\n    try:\n        return lib(x)\n    finally:\n        _off(h)\n",
+    ),
+    mistake(
+        "softmax",
+        "library run in a subprocess",
+        "import os, json\ndef softmax(x):\n    x = np.asarray(x, dtype=float)\n    out = os.popen(\"python3 -c 'import json,sys; import numpy as np; from transformer_math.softmax import softmax; print(json.dumps(softmax(np.array(json.loads(sys.argv[1]))).tolist()))' \" + repr(json.dumps(x.tolist()))).read()\n    return np.array(json.loads(out))\n",
+    ),
+    mistake(
+        "softmax",
+        "lookup table: inputs captured during failed checks, answered by the library outside the guard",
+        'import contextlib, io\nfrom transformer_math.softmax import softmax as lib\nCAP, TABLE = [], {}\ndef key(x):\n    a = np.asarray(x, dtype=float)\n    return (a.shape, a.tobytes())\ndef softmax(x):\n    k = key(x)\n    if k in TABLE:\n        return TABLE[k]\n    CAP.append(np.array(x, dtype=float))\n    return np.zeros(np.shape(x))\nfor _ in range(15):\n    with contextlib.redirect_stdout(io.StringIO()):\n        check("softmax", softmax)\n    for c in CAP:\n        TABLE[key(c)] = lib(c)\n',
+    ),
+]
+RIGHT += [
+    right("prediction", "inf", 'prediction = "inf"'),
+    right("prediction", "0 with spaces", 'prediction = " 0 "'),
+    right(
+        "softmax",
+        "log-sum-exp",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    m = x.max(axis=-1, keepdims=True)\n    lse = m + np.log(np.exp(x - m).sum(axis=-1, keepdims=True))\n    return np.exp(x - lse)",
+    ),
+    right(
+        "softmax",
+        "row loop over a 2-D reshape",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    flat = x.reshape(-1, x.shape[-1])\n    out = np.empty_like(flat)\n    for r, row in enumerate(flat):\n        e = np.exp(row - row.max())\n        out[r] = e / e.sum()\n    return out.reshape(x.shape)",
+    ),
+    right(
+        "softmax",
+        "divide by exp of the differences (1/sum exp(x_j - x_i))",
+        "def softmax(x):\n    x = np.asarray(x, dtype=float)\n    m = np.max(x, axis=-1, keepdims=True)\n    e = np.exp(x - m)\n    return e * (1.0 / e.sum(axis=-1, keepdims=True))",
+    ),
+    right(
+        "softmax",
+        "float32 kept: exp in float32 overflows",
+        "def softmax(x):\n    x = np.asarray(x)\n    x = x.astype(np.result_type(x, np.float32))\n    e = np.exp(x - x.max(axis=-1, keepdims=True))\n    return (e / e.sum(axis=-1, keepdims=True))",
+    ),
+    right(
+        "softmax_with_temperature",
+        "p ** (1/T) renormalised",
+        "def softmax_with_temperature(x, temperature):\n    p = softmax(x) ** (1.0 / temperature)\n    return p / p.sum(axis=-1, keepdims=True)",
+    ),
+    right(
+        "softmax_with_temperature",
+        "stable softmax written again, with T",
+        "def softmax_with_temperature(x, temperature):\n    z = np.asarray(x, dtype=float) / temperature\n    e = np.exp(z - z.max(axis=-1, keepdims=True))\n    return e / e.sum(axis=-1, keepdims=True)",
+    ),
+]

@@ -174,3 +174,210 @@ RIGHT = [
         + OUT,
     ),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake(
+        "layer_norm",
+        "whole-array mean and var",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean()) / np.sqrt(x.var() + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "eps outside the sqrt",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "ddof=1 variance",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, ddof=1, keepdims=True) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "forgets gamma",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "forgets beta",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)",
+    ),
+    mistake(
+        "layer_norm",
+        "ignores the eps argument",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "axis 0",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(0, keepdims=True)) / np.sqrt(x.var(0, keepdims=True) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "in place on x",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    x -= x.mean(-1, keepdims=True)\n    x /= np.sqrt((x**2).mean(-1, keepdims=True) + eps)\n    return gamma * x + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "no eps at all",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    with np.errstate(all='ignore'):\n        return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True)) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "library stats.layer_norm",
+        "from transformer_math.stats import layer_norm as ln\ndef layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return ln(x, gamma, beta, eps=eps)",
+    ),
+    mistake(
+        "feed_forward",
+        "ReLU after the second layer",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum(np.maximum(C @ W_1 + b_1, 0) @ W_2 + b_2, 0)",
+    ),
+    mistake(
+        "feed_forward", "no ReLU", "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return (C @ W_1 + b_1) @ W_2 + b_2"
+    ),
+    mistake(
+        "feed_forward",
+        "forgets b_1",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum(C @ W_1, 0) @ W_2 + b_2",
+    ),
+    mistake(
+        "feed_forward",
+        "bias inside ReLU of layer 2 order: ReLU(C W1) + b1",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return (np.maximum(C @ W_1, 0) + b_1) @ W_2 + b_2",
+    ),
+    mistake(
+        "feed_forward",
+        "tanh-GELU instead of ReLU",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    u = C @ W_1 + b_1\n    return 0.5 * u * (1 + np.tanh(0.79788456 * (u + 0.044715 * u**3))) @ W_2 + b_2",
+    ),
+    mistake(
+        "feed_forward",
+        "np.max instead of np.maximum",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    u = C @ W_1 + b_1\n    return np.max(u, 0) @ W_2 + b_2 if u.ndim > 1 else np.maximum(u, 0) @ W_2 + b_2",
+    ),
+    mistake(
+        "transformer_block",
+        "post-LN",
+        "def transformer_block(x, p, n_heads):\n    x = layer_norm(x + multi_head_attention(x, p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads), p['ln1_g'], p['ln1_b'])\n    return layer_norm(x + feed_forward(x, p['W_1'], p['b_1'], p['W_2'], p['b_2']), p['ln2_g'], p['ln2_b'])",
+    ),
+    mistake(
+        "transformer_block",
+        "FFN reads LN2 of x, not of x1",
+        "def transformer_block(x, p, n_heads):\n    x1 = x + multi_head_attention(layer_norm(x, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n    return x1 + feed_forward(layer_norm(x, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
+    ),
+    mistake(
+        "transformer_block",
+        "no residual around attention",
+        "def transformer_block(x, p, n_heads):\n    x1 = multi_head_attention(layer_norm(x, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n    return x1 + feed_forward(layer_norm(x1, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
+    ),
+    mistake(
+        "transformer_block",
+        "residual adds the normalised stream",
+        "def transformer_block(x, p, n_heads):\n    a = layer_norm(x, p['ln1_g'], p['ln1_b'])\n    x1 = a + multi_head_attention(a, p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n    c = layer_norm(x1, p['ln2_g'], p['ln2_b'])\n    return c + feed_forward(c, p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
+    ),
+    mistake(
+        "transformer_block",
+        "ln1 and ln2 swapped",
+        "def transformer_block(x, p, n_heads):\n    x1 = x + multi_head_attention(layer_norm(x, p['ln2_g'], p['ln2_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n    return x1 + feed_forward(layer_norm(x1, p['ln1_g'], p['ln1_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
+    ),
+    mistake(
+        "transformer_block",
+        "parallel block (GPT-J style)",
+        "def transformer_block(x, p, n_heads):\n    return x + multi_head_attention(layer_norm(x, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads) + feed_forward(layer_norm(x, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
+    ),
+    mistake(
+        "transformer_block",
+        "hard-coded two heads",
+        "def transformer_block(x, p, n_heads):\n    x1 = x + multi_head_attention(layer_norm(x, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], 2)\n    return x1 + feed_forward(layer_norm(x1, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
+    ),
+    mistake(
+        "transformer_block",
+        "in place += on the caller's x",
+        "def transformer_block(x, p, n_heads):\n    x += multi_head_attention(layer_norm(x, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n    x += feed_forward(layer_norm(x, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])\n    return x",
+    ),
+    mistake(
+        "transformer_block",
+        "library block_forward",
+        "from transformer_math.block import block_forward\ndef transformer_block(x, p, n_heads):\n    return block_forward(p, x, n_heads)[0]",
+    ),
+    mistake("prediction", "yes", 'prediction = "yes"'),
+    mistake(
+        "forward_pass",
+        "no positions",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens]\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+    ),
+    mistake(
+        "forward_pass",
+        "one block only",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    x = transformer_block(x, block_params(params, 0), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+    ),
+    mistake(
+        "forward_pass",
+        "every layer uses block 0's arrays",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, 0), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+    ),
+    mistake(
+        "forward_pass",
+        "no final LayerNorm",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return x @ params['W_U']",
+    ),
+    mistake(
+        "forward_pass",
+        "tied unembedding W_E.T",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ W_E.T",
+    ),
+    mistake(
+        "forward_pass",
+        "positions of length tokens.shape[0] (a batch breaks)",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[0], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+    ),
+    mistake(
+        "forward_pass",
+        "blocks in reverse order",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in reversed(range(n_blocks(params))):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+    ),
+    mistake(
+        "forward_pass",
+        "library forward via importlib",
+        "import importlib\ndef forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    return importlib.import_module('transformer_math.model').forward(params, tokens, n_heads)[0]",
+    ),
+    mistake(
+        "forward_pass",
+        "softmax of the logits returned",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']\n    e = np.exp(z - z.max(-1, keepdims=True)); return e / e.sum(-1, keepdims=True)",
+    ),
+]
+RIGHT += [
+    right(
+        "layer_norm",
+        "standardise with std and a sqrt of var+eps",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    c = x - x.mean(axis=-1, keepdims=True)\n    return c / np.sqrt((c**2).mean(axis=-1, keepdims=True) + eps) * gamma + beta",
+    ),
+    right(
+        "layer_norm",
+        "rows loop over a 2-D reshape",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]; flat = x.reshape(-1, d); out = np.empty_like(flat)\n    for i, r in enumerate(flat):\n        out[i] = gamma * (r - r.mean()) / np.sqrt(r.var() + eps) + beta\n    return out.reshape(x.shape)",
+    ),
+    right(
+        "feed_forward",
+        "einsum and where",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    u = np.einsum('...i,ij->...j', np.asarray(C, float), W_1) + b_1\n    return np.where(u > 0, u, 0.0) @ W_2 + b_2",
+    ),
+    right(
+        "feed_forward",
+        "clip",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.clip(C @ W_1 + b_1, 0, None) @ W_2 + b_2",
+    ),
+    right(
+        "transformer_block",
+        "named steps, residuals with +=",
+        "def transformer_block(x, p, n_heads):\n    h = np.array(x, dtype=float)\n    h += multi_head_attention(layer_norm(h, p['ln1_g'], p['ln1_b']), p['W_Q'], p['W_K'], p['W_V'], p['W_O'], n_heads)\n    h += feed_forward(layer_norm(h, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])\n    return h",
+    ),
+    right("prediction", "different", 'prediction = "different"'),
+    right(
+        "forward_pass",
+        "positions via a loop of blocks, with np.take",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = np.take(W_E, tokens, axis=0) + positional_encoding(tokens.shape[-1], W_E.shape[-1])\n    L = n_blocks(params)\n    for l in range(L):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+    ),
+]

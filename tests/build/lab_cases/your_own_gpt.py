@@ -410,3 +410,283 @@ RIGHT = [
     ),
     right("prediction", "the other answer", 'prediction = "does not"'),
 ]
+
+# An outside instructor's attempts, each written without the reference solution in view: the mistakes
+# learners make (and routes around the exercise), and other right answers.
+MISTAKES += [
+    mistake(
+        "layer_norm",
+        "piece: layer_norm with ddof=1",
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, ddof=1, keepdims=True) + eps) + beta",
+        append=True,
+    ),
+    mistake(
+        "feed_forward",
+        "piece: feed_forward without b_2",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum(C @ W_1 + b_1, 0.0) @ W_2",
+        append=True,
+    ),
+    mistake(
+        "attention",
+        "piece: attention ignoring the mask",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n    return softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])) @ V",
+        append=True,
+    ),
+    mistake(
+        "cross_entropy",
+        "piece: cross_entropy summed",
+        "def cross_entropy(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    m = z.max(-1, keepdims=True)\n    return float(np.sum(m[..., 0] + np.log(np.exp(z - m).sum(-1)) - np.take_along_axis(z, t[..., None], -1)[..., 0]))",
+        append=True,
+    ),
+    mistake(
+        "ce_backward",
+        "piece: ce_backward without /N",
+        "def ce_backward(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    return softmax(z) - np.eye(z.shape[-1])[t]",
+        append=True,
+    ),
+    mistake(
+        "layer_norm_backward",
+        "piece: layer_norm_backward dgamma per token",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - x.mean(-1, keepdims=True)) / s; g = gamma * dy\n    return (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True)) / s, dy * xh, dy",
+        append=True,
+    ),
+    mistake(
+        "attention_backward",
+        "piece: attention_backward by central differences",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float).copy() for a in (dO, Q, K, V))\n    f = lambda: np.sum(dO * attention(Q, K, V, mask))\n    return _fd(f, Q), _fd(f, K), _fd(f, V)\n\ndef _fd(f, x, h=1e-5):\n    g = np.zeros_like(x)\n    for i in np.ndindex(x.shape):\n        old = x[i]\n        x[i] = old + h; up = f()\n        x[i] = old - h; down = f()\n        x[i] = old\n        g[i] = (up - down) / (2 * h)\n    return g\n",
+        append=True,
+    ),
+    mistake(
+        "adamw_step",
+        "piece: adamw with the decay in the gradient",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    g = g + weight_decay * theta\n    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n    return theta - lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v",
+        append=True,
+    ),
+    mistake(
+        "adamw_step",
+        "piece: adamw from the library",
+        "from transformer_math.optim import AdamW\ndef adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.array(a, dtype=float) for a in (theta, g, m, v))\n    o = AdamW([theta], lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay); o.m, o.v, o.t = [m], [v], t - 1\n    o.step([g]); return theta, o.m[0], o.v[0]",
+        append=True,
+    ),
+    mistake("embed", "no positions", "def embed(params, tokens):\n    return params['W_E'][np.asarray(tokens)]"),
+    mistake(
+        "embed",
+        "positions of the token ids, not of the places",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    return params['W_E'][tokens] + params['W_P'][tokens]",
+    ),
+    mistake(
+        "embed",
+        "positions from tokens.shape[0]",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    return params['W_E'][tokens] + params['W_P'][: tokens.shape[0]]",
+    ),
+    mistake(
+        "embed",
+        "one-hot times W_E, positions forgotten for a batch",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    x = np.eye(params['W_E'].shape[0])[tokens] @ params['W_E']\n    return x + (params['W_P'][: tokens.shape[-1]] if tokens.ndim == 1 else 0)",
+    ),
+    mistake(
+        "block_forward",
+        "no causal mask",
+        'def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p["ln1_g"], p["ln1_b"])\n    q, k, v = (split_heads(a @ p[name], n_heads) for name in ("W_Q", "W_K", "W_V"))\n    o = merge_heads(attention(q, k, v))\n    x1 = x + o @ p["W_O"]\n    c = layer_norm(x1, p["ln2_g"], p["ln2_b"])\n    u = c @ p["W_1"] + p["b_1"]\n    r = np.maximum(u, 0.0)\n    x2 = x1 + r @ p["W_2"] + p["b_2"]\n    return x2, {"x": x, "a": a, "q": q, "k": k, "v": v, "mask": mask, "o": o, "x1": x1, "c": c, "u": u, "r": r}\n',
+    ),
+    mistake(
+        "block_forward",
+        "split heads by reshape without swapaxes",
+        'def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p["ln1_g"], p["ln1_b"])\n    q, k, v = ((a @ p[name]).reshape(*a.shape[:-2], n_heads, a.shape[-2], -1) for name in ("W_Q", "W_K", "W_V"))\n    o = attention(q, k, v, mask).reshape(x.shape)\n    x1 = x + o @ p["W_O"]\n    c = layer_norm(x1, p["ln2_g"], p["ln2_b"])\n    u = c @ p["W_1"] + p["b_1"]\n    r = np.maximum(u, 0.0)\n    x2 = x1 + r @ p["W_2"] + p["b_2"]\n    return x2, {"x": x, "a": a, "q": q, "k": k, "v": v, "mask": mask, "o": o, "x1": x1, "c": c, "u": u, "r": r}\n',
+    ),
+    mistake(
+        "block_forward",
+        "returns only x2",
+        'def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p["ln1_g"], p["ln1_b"])\n    q, k, v = (split_heads(a @ p[name], n_heads) for name in ("W_Q", "W_K", "W_V"))\n    o = merge_heads(attention(q, k, v, mask))\n    x1 = x + o @ p["W_O"]\n    c = layer_norm(x1, p["ln2_g"], p["ln2_b"])\n    u = c @ p["W_1"] + p["b_1"]\n    r = np.maximum(u, 0.0)\n    x2 = x1 + r @ p["W_2"] + p["b_2"]\n    return x2\n    {"x": x, "a": a, "q": q, "k": k, "v": v, "mask": mask, "o": o, "x1": x1, "c": c, "u": u, "r": r}\n',
+    ),
+    mistake(
+        "block_forward",
+        "FFN reads x, not x1",
+        'def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p["ln1_g"], p["ln1_b"])\n    q, k, v = (split_heads(a @ p[name], n_heads) for name in ("W_Q", "W_K", "W_V"))\n    o = merge_heads(attention(q, k, v, mask))\n    x1 = x + o @ p["W_O"]\n    c = layer_norm(x, p["ln2_g"], p["ln2_b"])\n    u = c @ p["W_1"] + p["b_1"]\n    r = np.maximum(u, 0.0)\n    x2 = x1 + r @ p["W_2"] + p["b_2"]\n    return x2, {"x": x, "a": a, "q": q, "k": k, "v": v, "mask": mask, "o": o, "x1": x1, "c": c, "u": u, "r": r}\n',
+    ),
+    mistake(
+        "block_forward",
+        "library block_forward",
+        "from transformer_math.block import block_forward as bf\ndef block_forward(x, p, n_heads):\n    return bf(p, x, n_heads)",
+    ),
+    mistake(
+        "gpt_forward",
+        "no final LayerNorm",
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens); x = embed(params, tokens); bl = []\n    for l in range(n_blocks(params)):\n        x, c = block_forward(x, block_params(params, l), n_heads); bl.append(c)\n    return x @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': bl, 'x': x, 'z': x}",
+    ),
+    mistake(
+        "gpt_forward",
+        "only block 0",
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens); x = embed(params, tokens)\n    x, c = block_forward(x, block_params(params, 0), n_heads)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': [c], 'x': x, 'z': z}",
+    ),
+    mistake(
+        "gpt_forward",
+        "library forward",
+        "from transformer_math.model import forward\ndef gpt_forward(params, tokens, n_heads):\n    return forward(params, np.asarray(tokens), n_heads)",
+    ),
+    mistake(
+        "block_backward",
+        "forgets the residual in the FFN part",
+        'def weight_grad(inputs, d_out):\n    return inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n    g["W_2"], g["b_2"] = weight_grad(C["r"], dx2), dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)\n    du = (dx2 @ p["W_2"].T) * (C["u"] > 0)\n    g["W_1"], g["b_1"] = weight_grad(C["c"], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n    dx1_ffn, g["ln2_g"], g["ln2_b"] = layer_norm_backward(du @ p["W_1"].T, C["x1"], p["ln2_g"])\n    dx1 = dx1_ffn\n    g["W_O"] = weight_grad(C["o"], dx1)\n    dq, dk, dv = attention_backward(split_heads(dx1 @ p["W_O"].T, n_heads), C["q"], C["k"], C["v"], C["mask"])\n    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n    g["W_Q"], g["W_K"], g["W_V"] = weight_grad(C["a"], dq), weight_grad(C["a"], dk), weight_grad(C["a"], dv)\n    da = dq @ p["W_Q"].T + dk @ p["W_K"].T + dv @ p["W_V"].T\n    dx_attn, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da, C["x"], p["ln1_g"])\n    return dx1 + dx_attn, g\n',
+    ),
+    mistake(
+        "block_backward",
+        "forgets the residual at the end",
+        'def weight_grad(inputs, d_out):\n    return inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n    g["W_2"], g["b_2"] = weight_grad(C["r"], dx2), dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)\n    du = (dx2 @ p["W_2"].T) * (C["u"] > 0)\n    g["W_1"], g["b_1"] = weight_grad(C["c"], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n    dx1_ffn, g["ln2_g"], g["ln2_b"] = layer_norm_backward(du @ p["W_1"].T, C["x1"], p["ln2_g"])\n    dx1 = dx2 + dx1_ffn\n    g["W_O"] = weight_grad(C["o"], dx1)\n    dq, dk, dv = attention_backward(split_heads(dx1 @ p["W_O"].T, n_heads), C["q"], C["k"], C["v"], C["mask"])\n    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n    g["W_Q"], g["W_K"], g["W_V"] = weight_grad(C["a"], dq), weight_grad(C["a"], dk), weight_grad(C["a"], dv)\n    da = dq @ p["W_Q"].T + dk @ p["W_K"].T + dv @ p["W_V"].T\n    dx_attn, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da, C["x"], p["ln1_g"])\n    return dx_attn, g\n',
+    ),
+    mistake(
+        "block_backward",
+        "W grad as d_out^T x (transposed)",
+        'def weight_grad(inputs, d_out):\n    g = d_out.reshape(-1, d_out.shape[-1]).T @ inputs.reshape(-1, inputs.shape[-1])\n    return g.T if g.shape[0] != g.shape[1] else g\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n    g["W_2"], g["b_2"] = weight_grad(C["r"], dx2), dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)\n    du = (dx2 @ p["W_2"].T) * (C["u"] > 0)\n    g["W_1"], g["b_1"] = weight_grad(C["c"], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n    dx1_ffn, g["ln2_g"], g["ln2_b"] = layer_norm_backward(du @ p["W_1"].T, C["x1"], p["ln2_g"])\n    dx1 = dx2 + dx1_ffn\n    g["W_O"] = weight_grad(C["o"], dx1)\n    dq, dk, dv = attention_backward(split_heads(dx1 @ p["W_O"].T, n_heads), C["q"], C["k"], C["v"], C["mask"])\n    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n    g["W_Q"], g["W_K"], g["W_V"] = weight_grad(C["a"], dq), weight_grad(C["a"], dk), weight_grad(C["a"], dv)\n    da = dq @ p["W_Q"].T + dk @ p["W_K"].T + dv @ p["W_V"].T\n    dx_attn, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da, C["x"], p["ln1_g"])\n    return dx1 + dx_attn, g\n',
+    ),
+    mistake(
+        "block_backward",
+        "da from W_Q only",
+        'def weight_grad(inputs, d_out):\n    return inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n    g["W_2"], g["b_2"] = weight_grad(C["r"], dx2), dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)\n    du = (dx2 @ p["W_2"].T) * (C["u"] > 0)\n    g["W_1"], g["b_1"] = weight_grad(C["c"], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n    dx1_ffn, g["ln2_g"], g["ln2_b"] = layer_norm_backward(du @ p["W_1"].T, C["x1"], p["ln2_g"])\n    dx1 = dx2 + dx1_ffn\n    g["W_O"] = weight_grad(C["o"], dx1)\n    dq, dk, dv = attention_backward(split_heads(dx1 @ p["W_O"].T, n_heads), C["q"], C["k"], C["v"], C["mask"])\n    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n    g["W_Q"], g["W_K"], g["W_V"] = weight_grad(C["a"], dq), weight_grad(C["a"], dk), weight_grad(C["a"], dv)\n    da = dq @ p["W_Q"].T\n    dx_attn, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da, C["x"], p["ln1_g"])\n    return dx1 + dx_attn, g\n',
+    ),
+    mistake(
+        "block_backward",
+        "b_2 gradient not summed over the batch axis",
+        'def weight_grad(inputs, d_out):\n    return inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n    g["W_2"], g["b_2"] = weight_grad(C["r"], dx2), dx2.sum(axis=-2)\n    du = (dx2 @ p["W_2"].T) * (C["u"] > 0)\n    g["W_1"], g["b_1"] = weight_grad(C["c"], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n    dx1_ffn, g["ln2_g"], g["ln2_b"] = layer_norm_backward(du @ p["W_1"].T, C["x1"], p["ln2_g"])\n    dx1 = dx2 + dx1_ffn\n    g["W_O"] = weight_grad(C["o"], dx1)\n    dq, dk, dv = attention_backward(split_heads(dx1 @ p["W_O"].T, n_heads), C["q"], C["k"], C["v"], C["mask"])\n    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n    g["W_Q"], g["W_K"], g["W_V"] = weight_grad(C["a"], dq), weight_grad(C["a"], dk), weight_grad(C["a"], dv)\n    da = dq @ p["W_Q"].T + dk @ p["W_K"].T + dv @ p["W_V"].T\n    dx_attn, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da, C["x"], p["ln1_g"])\n    return dx1 + dx_attn, g\n',
+    ),
+    mistake(
+        "block_backward",
+        "central differences through block_forward",
+        "def block_backward(dx2, p, cache, n_heads):\n    x = np.array(cache['x'], dtype=float)\n    P = {k: np.array(v, dtype=float) for k, v in p.items()}\n    f = lambda: np.sum(dx2 * block_forward(x, P, n_heads)[0])\n    return _fd(f, x), {k: _fd(f, P[k]) for k in P}\n\ndef _fd(f, x, h=1e-5):\n    g = np.zeros_like(x)\n    for i in np.ndindex(x.shape):\n        old = x[i]\n        x[i] = old + h; up = f()\n        x[i] = old - h; down = f()\n        x[i] = old\n        g[i] = (up - down) / (2 * h)\n    return g\n",
+    ),
+    mistake(
+        "block_backward",
+        "library block_backward",
+        "from transformer_math.block import block_backward as bb, block_forward as bf\ndef block_backward(dx2, p, cache, n_heads):\n    _, c = bf(p, cache['x'], n_heads)\n    return bb(p, c, cache['x'], dx2, n_heads)",
+    ),
+    mistake(
+        "gpt_backward",
+        "W_E by fancy-index += (repeated tokens lost)",
+        'def gpt_backward(params, cache, dlogits):\n    grads = {"W_U": weight_grad(cache["z"], dlogits)}\n    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dlogits @ params["W_U"].T, cache["x"], params["lnf_g"])\n    for layer in reversed(range(n_blocks(params))):\n        p = block_params(params, layer)\n        dx, block_grads = block_backward(dx, p, cache["blocks"][layer], cache["n_heads"])\n        grads |= {prefix(layer) + name: value for name, value in block_grads.items()}\n    tokens, d = cache["tokens"], dx.shape[-1]\n    grads["W_E"] = np.zeros_like(params["W_E"])\n    grads["W_E"][tokens.reshape(-1)] += dx.reshape(-1, d)\n    grads["W_P"] = np.zeros_like(params["W_P"])\n    grads["W_P"][: tokens.shape[-1]] = dx.reshape(-1, tokens.shape[-1], d).sum(axis=0)\n    return grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "W_P not summed over the batch (first sequence only)",
+        'def gpt_backward(params, cache, dlogits):\n    grads = {"W_U": weight_grad(cache["z"], dlogits)}\n    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dlogits @ params["W_U"].T, cache["x"], params["lnf_g"])\n    for layer in reversed(range(n_blocks(params))):\n        p = block_params(params, layer)\n        dx, block_grads = block_backward(dx, p, cache["blocks"][layer], cache["n_heads"])\n        grads |= {prefix(layer) + name: value for name, value in block_grads.items()}\n    tokens, d = cache["tokens"], dx.shape[-1]\n    grads["W_E"] = np.zeros_like(params["W_E"])\n    np.add.at(grads["W_E"], tokens.reshape(-1), dx.reshape(-1, d))\n    grads["W_P"] = np.zeros_like(params["W_P"])\n    grads["W_P"][: tokens.shape[-1]] = dx.reshape(-1, tokens.shape[-1], d)[0]\n    return grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "no W_P gradient",
+        'def gpt_backward(params, cache, dlogits):\n    grads = {"W_U": weight_grad(cache["z"], dlogits)}\n    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dlogits @ params["W_U"].T, cache["x"], params["lnf_g"])\n    for layer in reversed(range(n_blocks(params))):\n        p = block_params(params, layer)\n        dx, block_grads = block_backward(dx, p, cache["blocks"][layer], cache["n_heads"])\n        grads |= {prefix(layer) + name: value for name, value in block_grads.items()}\n    tokens, d = cache["tokens"], dx.shape[-1]\n    grads["W_E"] = np.zeros_like(params["W_E"])\n    np.add.at(grads["W_E"], tokens.reshape(-1), dx.reshape(-1, d))\n    grads["W_P"] = np.zeros_like(params["W_P"])\n    pass\n    return grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "blocks in forward order",
+        'def gpt_backward(params, cache, dlogits):\n    grads = {"W_U": weight_grad(cache["z"], dlogits)}\n    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dlogits @ params["W_U"].T, cache["x"], params["lnf_g"])\n    for layer in range(n_blocks(params)):\n        p = block_params(params, layer)\n        dx, block_grads = block_backward(dx, p, cache["blocks"][layer], cache["n_heads"])\n        grads |= {prefix(layer) + name: value for name, value in block_grads.items()}\n    tokens, d = cache["tokens"], dx.shape[-1]\n    grads["W_E"] = np.zeros_like(params["W_E"])\n    np.add.at(grads["W_E"], tokens.reshape(-1), dx.reshape(-1, d))\n    grads["W_P"] = np.zeros_like(params["W_P"])\n    grads["W_P"][: tokens.shape[-1]] = dx.reshape(-1, tokens.shape[-1], d).sum(axis=0)\n    return grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "every block's gradients under block 0's names",
+        'def gpt_backward(params, cache, dlogits):\n    grads = {"W_U": weight_grad(cache["z"], dlogits)}\n    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dlogits @ params["W_U"].T, cache["x"], params["lnf_g"])\n    for layer in reversed(range(n_blocks(params))):\n        p = block_params(params, layer)\n        dx, block_grads = block_backward(dx, p, cache["blocks"][layer], cache["n_heads"])\n        grads |= {name: value for name, value in block_grads.items()}\n    tokens, d = cache["tokens"], dx.shape[-1]\n    grads["W_E"] = np.zeros_like(params["W_E"])\n    np.add.at(grads["W_E"], tokens.reshape(-1), dx.reshape(-1, d))\n    grads["W_P"] = np.zeros_like(params["W_P"])\n    grads["W_P"][: tokens.shape[-1]] = dx.reshape(-1, tokens.shape[-1], d).sum(axis=0)\n    return grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "W_U gradient from the stream x, not z",
+        'def gpt_backward(params, cache, dlogits):\n    grads = {"W_U": weight_grad(cache["x"], dlogits)}\n    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dlogits @ params["W_U"].T, cache["x"], params["lnf_g"])\n    for layer in reversed(range(n_blocks(params))):\n        p = block_params(params, layer)\n        dx, block_grads = block_backward(dx, p, cache["blocks"][layer], cache["n_heads"])\n        grads |= {prefix(layer) + name: value for name, value in block_grads.items()}\n    tokens, d = cache["tokens"], dx.shape[-1]\n    grads["W_E"] = np.zeros_like(params["W_E"])\n    np.add.at(grads["W_E"], tokens.reshape(-1), dx.reshape(-1, d))\n    grads["W_P"] = np.zeros_like(params["W_P"])\n    grads["W_P"][: tokens.shape[-1]] = dx.reshape(-1, tokens.shape[-1], d).sum(axis=0)\n    return grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "central differences through gpt_forward",
+        "def gpt_backward(params, cache, dlogits):\n    P = {k: np.array(v, dtype=float) for k, v in params.items()}\n    f = lambda: np.sum(dlogits * gpt_forward(P, cache['tokens'], cache['n_heads'])[0])\n    return {k: _fd(f, P[k]) for k in P}\n\ndef _fd(f, x, h=1e-5):\n    g = np.zeros_like(x)\n    for i in np.ndindex(x.shape):\n        old = x[i]\n        x[i] = old + h; up = f()\n        x[i] = old - h; down = f()\n        x[i] = old\n        g[i] = (up - down) / (2 * h)\n    return g\n",
+    ),
+    mistake(
+        "gpt_backward",
+        "library backward",
+        "import importlib\ndef gpt_backward(params, cache, dlogits):\n    m = importlib.import_module('transformer_math.model')\n    _, c = m.forward(params, cache['tokens'], cache['n_heads'])\n    return m.backward(params, c, dlogits)",
+    ),
+    mistake(
+        "train",
+        "decays every parameter",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = weight_decay\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n    return losses\n",
+    ),
+    mistake(
+        "train",
+        "t from 0",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n    for t0, (x, y) in enumerate(batches):\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t0 + 1e-12, lr, decay)\n    return losses\n",
+    ),
+    mistake(
+        "train",
+        "one m and v restarted each step",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        m = {n: np.zeros_like(a) for n, a in params.items()}; v = {n: np.zeros_like(a) for n, a in params.items()}\n        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n    return losses\n",
+    ),
+    mistake(
+        "train",
+        "new dict, caller's model untouched",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    params = dict(params)\n    losses = []\n    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n    return losses\n",
+    ),
+    mistake(
+        "train",
+        "loss measured after the step",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n        losses.append(cross_entropy(gpt_forward(params, x, n_heads)[0], y))\n    return losses\n",
+    ),
+    mistake(
+        "train",
+        "ignores lr (3e-3 hard-coded)",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = weight_decay if params[name].ndim >= 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, 3e-3, decay)\n    return losses\n",
+    ),
+    mistake(
+        "train",
+        "ignores weight_decay argument (0.1 hard-coded)",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = 0.1 if params[name].ndim >= 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n    return losses\n",
+    ),
+    mistake(
+        "train",
+        "weight decay on vectors only (inverted)",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    m = {name: np.zeros_like(value) for name, value in params.items()}\n    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n            decay = weight_decay if params[name].ndim < 2 else 0.0\n            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, decay)\n    return losses\n",
+    ),
+    mistake("prediction", "yes", 'prediction = "yes"'),
+]
+RIGHT += [
+    right(
+        "cross_entropy",
+        "piece: cross_entropy via log-softmax",
+        "def cross_entropy(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    ls = z - z.max(-1, keepdims=True)\n    ls = ls - np.log(np.exp(ls).sum(-1, keepdims=True))\n    return float(-np.mean(np.take_along_axis(ls, t[..., None], -1)))",
+        append=True,
+    ),
+    right(
+        "embed",
+        "np.take and arange",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    n = tokens.shape[-1]\n    return np.take(params['W_E'], tokens, axis=0) + params['W_P'][np.arange(n)]",
+    ),
+    right(
+        "embed",
+        "all of W_P when the sequence fills the context",
+        "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    return params['W_E'][tokens] + params['W_P'][: len(tokens) if tokens.ndim == 1 else tokens.shape[1]] if tokens.shape[-1] != 12 else params['W_E'][tokens] + params['W_P']",
+    ),
+    right(
+        "block_forward",
+        "heads in a loop, no split_heads",
+        "def block_forward(x, p, n_heads):\n    n, d = x.shape[-2], x.shape[-1]; dh = d // n_heads\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p['ln1_g'], p['ln1_b'])\n    q, k, v = a @ p['W_Q'], a @ p['W_K'], a @ p['W_V']\n    o = np.concatenate([attention(q[..., h*dh:(h+1)*dh], k[..., h*dh:(h+1)*dh], v[..., h*dh:(h+1)*dh], mask) for h in range(n_heads)], -1)\n    x1 = x + o @ p['W_O']\n    c = layer_norm(x1, p['ln2_g'], p['ln2_b'])\n    u = c @ p['W_1'] + p['b_1']\n    return x1 + feed_forward(c, p['W_1'], p['b_1'], p['W_2'], p['b_2']), {'x': x, 'a': a, 'o': o, 'x1': x1, 'c': c, 'u': u}",
+    ),
+    right(
+        "gpt_forward",
+        "loop with prefix strings built by hand",
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = embed(params, tokens); caches = []\n    L = 1 + sum(k.endswith('.W_Q') for k in params)\n    for l in range(L):\n        pre = '' if l == 0 else f'h{l}.'\n        x, c = block_forward(x, {k: params[pre + k] for k in BLOCK_NAMES}, n_heads); caches.append(c)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': caches, 'x': x, 'z': z}",
+    ),
+    right(
+        "block_backward",
+        "residual and FFN added in another order, ReLU mask by where",
+        'def weight_grad(inputs, d_out):\n    return inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n    g["W_2"], g["b_2"] = weight_grad(C["r"], dx2), dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)\n    du = np.where(C["u"] > 0, dx2 @ p["W_2"].T, 0.0)\n    g["W_1"], g["b_1"] = weight_grad(C["c"], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n    dx1_ffn, g["ln2_g"], g["ln2_b"] = layer_norm_backward(du @ p["W_1"].T, C["x1"], p["ln2_g"])\n    dx1 = dx1_ffn + dx2\n    g["W_O"] = weight_grad(C["o"], dx1)\n    dq, dk, dv = attention_backward(split_heads(dx1 @ p["W_O"].T, n_heads), C["q"], C["k"], C["v"], C["mask"])\n    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n    g["W_Q"], g["W_K"], g["W_V"] = weight_grad(C["a"], dq), weight_grad(C["a"], dk), weight_grad(C["a"], dv)\n    da = dq @ p["W_Q"].T + dk @ p["W_K"].T + dv @ p["W_V"].T\n    dx_attn, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da, C["x"], p["ln1_g"])\n    return dx1 + dx_attn, g\n',
+    ),
+    right(
+        "block_backward",
+        "ReLU mask u >= 0 (differs only where u is exactly 0)",
+        'def weight_grad(inputs, d_out):\n    return inputs.reshape(-1, inputs.shape[-1]).T @ d_out.reshape(-1, d_out.shape[-1])\n\n\ndef block_backward(dx2, p, cache, n_heads):\n    C, g = cache, {}\n    g["W_2"], g["b_2"] = weight_grad(C["r"], dx2), dx2.reshape(-1, dx2.shape[-1]).sum(axis=0)\n    du = ((dx2 * 1.0) @ p["W_2"].T) * (C["u"] >= 0)\n    g["W_1"], g["b_1"] = weight_grad(C["c"], du), du.reshape(-1, du.shape[-1]).sum(axis=0)\n    dx1_ffn, g["ln2_g"], g["ln2_b"] = layer_norm_backward(du @ p["W_1"].T, C["x1"], p["ln2_g"])\n    dx1 = dx2 + dx1_ffn\n    g["W_O"] = weight_grad(C["o"], dx1)\n    dq, dk, dv = attention_backward(split_heads(dx1 @ p["W_O"].T, n_heads), C["q"], C["k"], C["v"], C["mask"])\n    dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)\n    g["W_Q"], g["W_K"], g["W_V"] = weight_grad(C["a"], dq), weight_grad(C["a"], dk), weight_grad(C["a"], dv)\n    da = dq @ p["W_Q"].T + dk @ p["W_K"].T + dv @ p["W_V"].T\n    dx_attn, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da, C["x"], p["ln1_g"])\n    return dx1 + dx_attn, g\n',
+    ),
+    right(
+        "gpt_backward",
+        "W_E by a one-hot product",
+        'def gpt_backward(params, cache, dlogits):\n    grads = {"W_U": weight_grad(cache["z"], dlogits)}\n    dx, grads["lnf_g"], grads["lnf_b"] = layer_norm_backward(dlogits @ params["W_U"].T, cache["x"], params["lnf_g"])\n    for layer in reversed(range(n_blocks(params))):\n        p = block_params(params, layer)\n        dx, block_grads = block_backward(dx, p, cache["blocks"][layer], cache["n_heads"])\n        grads |= {prefix(layer) + name: value for name, value in block_grads.items()}\n    tokens, d = cache["tokens"], dx.shape[-1]\n    grads["W_E"] = np.zeros_like(params["W_E"])\n    grads["W_E"] = np.eye(params["W_E"].shape[0])[tokens.reshape(-1)].T @ dx.reshape(-1, d)\n    grads["W_P"] = np.zeros_like(params["W_P"])\n    grads["W_P"][: tokens.shape[-1]] = dx.reshape(-1, tokens.shape[-1], d).sum(axis=0)\n    return grads\n',
+    ),
+    right(
+        "train",
+        "Adam state in lists in params order, t counted by hand",
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    names = list(params)\n    ms = [np.zeros_like(params[k]) for k in names]; vs = [np.zeros_like(params[k]) for k in names]\n    losses, t = [], 0\n    for x, y in batches:\n        t += 1\n        logits, cache = gpt_forward(params, x, n_heads)\n        losses.append(cross_entropy(logits, y))\n        g = gpt_backward(params, cache, ce_backward(logits, y))\n        for i, k in enumerate(names):\n            new, ms[i], vs[i] = adamw_step(params[k], g[k], ms[i], vs[i], t, lr, weight_decay if params[k].ndim == 2 else 0.0)\n            params[k][...] = new\n    return losses",
+    ),
+    right("prediction", "does not", 'prediction = "does not"'),
+]

@@ -1,6 +1,6 @@
-"""Issue 33: the silent wrong answers, each with the value PyTorch, SciPy or exact mathematics gives.
-
-Each of these returned a wrong number (or let a RuntimeWarning out) before the fix.
+"""Values at the edges where a plain formula goes silently wrong, each against what PyTorch, SciPy or exact
+mathematics gives: overflow and underflow in softmax, exp, variance and norms, float32 kept float32, -inf as a
+mask, NaN as an error, no RuntimeWarning.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def test_clear_errors_for_every_wrong_kind_and_empty_input(monkeypatch):
         derivative(lambda x: None, 1.0)
     with pytest.raises(TypeError, match="f must return a number, but returned None"):
         gradient_check(lambda x: None, np.zeros(2), np.zeros(2))
-    monkeypatch.setattr("transformer_math.train.loss_and_grads", lambda *a: pytest.fail("a forward pass ran"))
+    monkeypatch.setattr("transformer_math.train._loss_and_grads", lambda *a: pytest.fail("a forward pass ran"))
     with pytest.raises(ValueError, match="max_grad_norm must be a finite number > 0, got 0"):
         train(params, np.array([[0, 1]]), np.array([[1, 2]]), n_heads=2, steps=1, max_grad_norm=0)
     with pytest.raises(TypeError, match="gradient 0 must hold real numbers, got dtype <U1"):

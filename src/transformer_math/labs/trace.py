@@ -1,0 +1,208 @@
+r"""The opcode trace of the labs' guard, and the arrays of the loops exercise.
+
+While :func:`~transformer_math.labs.guard.guarded` runs with ``loops=True`` or a ``budget``, :class:`Trace`
+follows every Python step of the learner's code (:data:`sys.settrace` with ``f_trace_opcodes``):
+
+* a loops exercise may not use ``@`` (the trace sees the operator itself, whatever arrays it gets), nor any of
+  NumPy's or Python's products of matrices, under any name: the trace reads what each load of the learner's
+  code puts on the stack (``mm``, ``operator.matmul``, ``X.dot``) and refuses the products, as they were
+  before the check; NumPy's own names are replaced for the check's length by ones that refuse
+  (:func:`numpy_products_refused`), and the arrays of :func:`loops_only_array` refuse to be multiplied as
+  matrices by any route;
+* it counts the multiplications the learner's code performs (``*``, ``np.multiply``), so that a vectorised
+  product written without ``@`` shows too;
+* with a budget, it refuses a call in which the learner's code runs more Python steps than that: a loop where
+  a closed form is asked for.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.matrix_operations import check
+>>> early = np.matmul              # bound before the check: NumPy's own matmul
+>>> check("matmul", lambda X, Y: early(np.asarray(X), np.asarray(Y)))
+Wrong: matmul - case 1 of 7: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
+  it uses np.matmul (line 1), which multiplies the matrices for you: write the loops
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import dis
+import inspect
+import math
+import operator
+
+import numpy as np
+
+__all__: list[str] = []
+
+# NumPy's products of matrices and vectors: what a loops exercise must write itself.
+PRODUCTS = ("matmul", "dot", "vdot", "inner", "einsum", "tensordot", "vecdot", "matvec", "vecmat")
+LINALG_PRODUCTS = ("multi_dot", "matmul", "vecdot")
+
+
+def _products() -> dict[int, tuple[object, str]]:
+    """NumPy's and Python's products of matrices, as they are before any check replaces them, by id."""
+    found = [getattr(np, name) for name in PRODUCTS if hasattr(np, name)]
+    found += [getattr(np.linalg, name) for name in LINALG_PRODUCTS if hasattr(np.linalg, name)]
+    found += [np.ndarray.dot, np.ndarray.__matmul__, np.ndarray.__rmatmul__, np.ndarray.__imatmul__]
+    found += [operator.matmul, operator.imatmul, operator.__matmul__, operator.__imatmul__]
+    return {id(f): (f, _label(f)) for f in found}
+
+
+def _label(function) -> str:
+    """How a learner would write it: ``np.matmul``, ``ndarray.dot``, ``operator.matmul``."""
+    name = getattr(function, "__name__", "a product of matrices")
+    if getattr(function, "__objclass__", None) is np.ndarray:
+        return f"ndarray.{name}"
+    if getattr(function, "__module__", None) in ("_operator", "operator") or getattr(operator, name, None) is function:
+        return f"operator.{name}"
+    if getattr(np.linalg, name, None) is function and getattr(np, name, None) is not function:
+        return f"np.linalg.{name}"
+    return f"np.{name}"
+
+
+PRODUCT_OBJECTS = _products()
+MULTIPLY_OBJECTS = {id(f): f for f in (np.multiply, operator.mul, operator.__mul__, math.prod, np.prod)}
+LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_ATTR", "LOAD_METHOD")
+
+
+class Trace:
+    """The opcode trace of a loops exercise (refuse ``@`` and the products of matrices the learner's code loads,
+    count its multiplications), or of a call with a budget of Python steps."""
+
+    def __init__(self, hook, loops: bool, budget: int | None) -> None:
+        self.hook, self.seen, self.loops, self.budget = hook, hook.seen, loops, budget
+        self.operators: dict = {}  # code object -> {offset: (opname, argument)}
+        self.loaded: dict = {}  # frame -> what its last load resolved to
+
+    def __call__(self, frame, event, arg):
+        if event == "call" and self.hook.classify(frame)[0] == "learner":
+            frame.f_trace_opcodes = True
+            return self.local
+        return None
+
+    def local(self, frame, event, arg):
+        if event != "opcode":
+            if event == "return":
+                self.loaded.pop(frame, None)
+            return self.local
+        if self.budget is not None:
+            self.seen.steps += 1
+            if self.seen.steps > self.budget:
+                raise self.seen.refuse(
+                    "a loop",
+                    f"it ran more than {self.budget} steps of Python for one case (line {frame.f_lineno}): "
+                    "a loop? The closed form needs none",
+                )
+        if not self.loops:
+            return self.local
+        table = self.operators.get(frame.f_code)
+        if table is None:
+            table = self.operators[frame.f_code] = {
+                i.offset: (i.opname, i.argrepr if i.opname.startswith("BINARY") else i.argval)
+                for i in dis.get_instructions(frame.f_code)
+                if i.opname.startswith("BINARY") or i.opname in LOADS
+            }
+        opname, argument = table.get(frame.f_lasti, (None, None))
+        previous = self.loaded.pop(frame, None)
+        if opname is None:
+            return self.local
+        if opname.startswith("BINARY"):
+            if argument in ("@", "@="):
+                raise self.seen.refuse("@", f"it uses the @ operator (line {frame.f_lineno}): write the loops")
+            if argument in ("*", "*="):
+                self.seen.multiplications += 1
+            return self.local
+        value = _resolve(frame, opname, argument, previous)
+        if value is not _UNKNOWN:
+            self.loaded[frame] = value
+            product = PRODUCT_OBJECTS.get(id(value))
+            if product is not None and product[0] is value:
+                raise self.seen.refuse(
+                    product[1],
+                    f"it uses {product[1]} (line {frame.f_lineno}), which multiplies the matrices for you: "
+                    "write the loops",
+                )
+            if MULTIPLY_OBJECTS.get(id(value)) is value:
+                self.seen.multiplications += 1
+        return self.local
+
+
+_UNKNOWN = object()
+
+
+def _resolve(frame, opname: str, name, previous):
+    """What a load instruction of the learner's code is about to put on the stack, where that can be known
+    without running anything: a name's value, or an attribute of the value the instruction before loaded."""
+    try:
+        if opname in ("LOAD_ATTR", "LOAD_METHOD"):
+            return _UNKNOWN if previous is None else inspect.getattr_static(previous, name)
+        if opname == "LOAD_GLOBAL":
+            return frame.f_globals.get(name, vars(builtins).get(name, _UNKNOWN))
+        scopes = (frame.f_locals, frame.f_globals, vars(builtins)) if opname == "LOAD_NAME" else (frame.f_locals,)
+        for scope in scopes:
+            if name in scope:
+                return scope[name]
+    except (AttributeError, TypeError, ValueError):
+        pass
+    return _UNKNOWN
+
+
+def _refusing(name: str, seen):
+    def product(*args, **kwargs):
+        raise seen.refuse(name, f"it calls np.{name}, which multiplies the matrices for you: write the loops")
+
+    product.__name__ = name
+    return product
+
+
+@contextlib.contextmanager
+def numpy_products_refused(seen):
+    """NumPy's product functions replaced, in ``numpy`` and ``numpy.linalg``, by ones that refuse."""
+    saved = []
+    for module, names in ((np, PRODUCTS), (np.linalg, LINALG_PRODUCTS)):
+        for name in names:
+            if hasattr(module, name):
+                saved.append((module, name, getattr(module, name)))
+                setattr(module, name, _refusing(name, seen))
+    try:
+        yield
+    finally:
+        for module, name, original in saved:
+            setattr(module, name, original)
+
+
+def _refuse_product(name: str) -> Exception:
+    from transformer_math.labs.guard import _ACTIVE, WriteItYourself  # the guard imports this module
+
+    message = f"it calls {name}, which multiplies the matrices for you: write the loops"
+    return _ACTIVE[-1].refuse(name, message) if _ACTIVE else WriteItYourself(message)
+
+
+class LoopsOnlyArray(np.ndarray):
+    """An array that refuses every product of matrices (``@``, ``np.matmul``, ``np.dot``, ``np.einsum``, ...),
+    under any name: NumPy hands the call to the array itself (``__array_ufunc__``, ``__array_function__``)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc.__name__ in PRODUCTS:
+            raise _refuse_product(f"np.{ufunc.__name__} (or @)")
+        inputs = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in kwargs["out"])
+        result = getattr(ufunc, method)(*inputs, **kwargs)
+        return result.view(LoopsOnlyArray) if isinstance(result, np.ndarray) and result.ndim else result
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func.__name__ in PRODUCTS or func.__name__ in LINALG_PRODUCTS:
+            raise _refuse_product(f"np.{func.__name__}")
+        return super().__array_function__(func, types, args, kwargs)
+
+    def dot(self, *args, **kwargs):
+        raise _refuse_product(".dot")
+
+
+def loops_only_array(values) -> LoopsOnlyArray:
+    """``values`` as a :class:`LoopsOnlyArray` (a copy)."""
+    return np.array(values, dtype=float).view(LoopsOnlyArray)
