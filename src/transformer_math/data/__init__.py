@@ -201,7 +201,7 @@ def decode(ids, chars):
 
 
 # --8<-- [start:load_run]
-RUNS = ("ladder",)  # the stored runs the library ships, each a file NAME.npz in the package transformer_math.data
+RUNS = ("ladder", "shakespeare-gpt")  # the stored runs the library ships, each a file NAME.npz in the package transformer_math.data
 
 
 def load_run(name):
