@@ -88,3 +88,26 @@ def test_the_temperature_that_scores_best_is_above_1():
     loss = {t: cross_entropy_from_logits(logits / t, y) for t in (0.7, 1.0, 1.3)}
     assert loss[1.3] < loss[1.0] < loss[0.7] and loss[1.0] - loss[1.3] < 0.05
     assert says("$T = 1.3$ scores best of the three, just ahead of $T = 1$, and $0.7$ worst")
+
+
+def test_the_frontier_in_words_is_the_stored_runs(runs):
+    small, large = ({b: runs[size, b] for b in writer.BUDGETS} for size in ("2 x 64", "4 x 128"))
+    assert small[1]["val_loss"] <= 1.80 and says("the 2 x 64 model passes it within its first minute")
+    assert says(f"after 4 minutes its held-out loss is {small[4]['val_loss']:.3f}")
+    assert small[1]["val_loss"] < large[1]["val_loss"] and small[4]["val_loss"] < large[4]["val_loss"]
+    assert large[15]["val_loss"] < small[15]["val_loss"] and says("The lines cross between 4 and 15 minutes")
+    assert 4 < small[4]["steps"] / large[4]["steps"] < 5 and says("between four and five times as many steps")
+    gain = small[4]["val_loss"] - small[15]["val_loss"]
+    assert 0 < gain and says(f"it gains only {gain:.2f}")
+    assert large[4]["val_loss"] > large[15]["val_loss"] and says(f"is the better, at {large[15]['val_loss']:.3f}")
+
+
+def test_the_trials_in_words_are_the_stored_runs(runs):
+    baseline = runs["4 x 128", 4]
+    change = {trial: runs[trial, 4]["val_loss"] - baseline["val_loss"] for trial in writer.TRIALS}
+    assert says(f"$2 \\times 10^{{-3}}$ gains {-change['learning rate 2e-3']:.3f}")
+    fewer = 1 - runs["GELU for ReLU", 4]["steps"] / baseline["steps"]
+    assert says(f"GELU {-change['GELU for ReLU']:.3f} in {100 * fewer:.0f} % fewer steps")
+    assert max(abs(change["learning rate 2e-3"]), abs(change["GELU for ReLU"])) < 0.02  # "a hundredth"
+    assert abs(runs["context 128", 4]["steps"] / baseline["steps"] - 0.5) < 0.05 and says("half as many steps")
+    assert says(f"and loses {change['context 128']:.2f}")
