@@ -24,6 +24,7 @@ _JOBS: dict[str, _Job] = {}
 _PROCESSES: list[subprocess.Popen] = []
 _LOCK = threading.Lock()
 _TEMP: list[Path] = []
+WAIT_LIMIT = 30 * 60  # seconds a test waits for a job's value
 COLLECTED: list = []  # the session's collected tests, for a job that computes only what they need
 
 
@@ -54,7 +55,8 @@ class _Job:
 
     def result(self):
         self.start()
-        self.done.wait()
+        if not self.done.wait(WAIT_LIMIT):  # a hung browser or build fails its tests instead of stalling CI
+            raise TimeoutError(f"{self.compute.__name__} did not finish within {WAIT_LIMIT / 60:.0f} minutes")
         if self.error is not None:
             raise self.error
         return self.value

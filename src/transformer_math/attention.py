@@ -181,7 +181,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
 
 def _attention(q, k, v, mask=None):
-    """:func:`scaled_dot_product_attention` without the checks, for the model's inner calls.
+    """``scaled_dot_product_attention`` without the checks, for the model's inner calls.
 
     The scores are computed as ``k @ q^T`` and used through a transposed view: each query's scores are then a
     column in memory, and NumPy takes the maximum and the sum of columns several times faster than of rows.
@@ -230,13 +230,13 @@ def split_heads(x, n_heads):
 
 
 def _split_heads(x, n_heads):
-    """:func:`split_heads` without the checks."""
+    """``split_heads`` without the checks."""
     x = x.reshape(*x.shape[:-1], n_heads, x.shape[-1] // n_heads)  # (..., n, h, d_head)
     return np.swapaxes(x, -3, -2)  # (..., h, n, d_head)
 
 
 def merge_heads(x):
-    r"""Undo :func:`split_heads`: ``(..., h, n, d_head)`` to ``(..., n, h * d_head)``.
+    r"""Undo ``split_heads``: ``(..., h, n, d_head)`` to ``(..., n, h * d_head)``.
 
     Examples
     --------
@@ -253,7 +253,7 @@ def merge_heads(x):
 
 
 def _merge_heads(x):
-    """:func:`merge_heads` without the checks."""
+    """``merge_heads`` without the checks."""
     x = np.swapaxes(x, -3, -2)  # (..., n, h, d_head)
     return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])
 
@@ -298,7 +298,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, mask=None):
     n_heads : int
         Number of heads $h$; must divide ``d_model``.
     mask : array_like of bool, optional
-        As in :func:`scaled_dot_product_attention`; ``(n, n)`` broadcasts over batch and heads.
+        As in ``scaled_dot_product_attention``; ``(n, n)`` broadcasts over batch and heads.
 
     Returns
     -------

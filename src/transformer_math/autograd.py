@@ -1,7 +1,7 @@
 r"""Reverse-mode automatic differentiation of scalar expressions, from scratch.
 
-A :class:`Value` holds a number and remembers how it was computed: which values it came from and the
-local derivative of the operation that made it. Calling :meth:`Value.backward` on a final result
+A ``Value`` holds a number and remembers how it was computed: which values it came from and the
+local derivative of the operation that made it. Calling ``Value.backward`` on a final result
 walks that record backwards and applies the chain rule at every step,
 
 $$\frac{\partial L}{\partial a} \mathrel{+}= \frac{\partial L}{\partial c} \cdot \frac{\partial c}{\partial a}$$

@@ -11,9 +11,9 @@ X_2 &= X_1 + \operatorname{act}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 \\
 \end{aligned}
 $$
 
-with $\operatorname{act}$ the ReLU, or the GELU of GPT-2 (:func:`gelu`). :mod:`transformer_math.model` stacks
+with $\operatorname{act}$ the ReLU, or the GELU of GPT-2 (``gelu``). ``transformer_math.model`` stacks
 $L$ of them between the embeddings and the logits, each block's $X_2$ the next one's $X_0$;
-:func:`block_backward` is the chain rule through one block, from $\partial L / \partial X_2$ back to
+``block_backward`` is the chain rule through one block, from $\partial L / \partial X_2$ back to
 $\partial L / \partial X_0$.
 
 Example
@@ -59,7 +59,7 @@ def n_layers_of(params) -> int:
 
 
 def block_names(params, layer: int = 0) -> tuple[str, ...]:
-    """The names of block ``layer``'s arrays in ``params``, without prefix: :data:`BLOCK_NAMES`, less the
+    """The names of block ``layer``'s arrays in ``params``, without prefix: ``BLOCK_NAMES``, less the
     feed-forward layer in an attention-only model (no ``W_1``) and the LayerNorms in a model without them."""
     names = BLOCK_NAMES if prefix(layer) + "W_1" in params else tuple(n for n in BLOCK_NAMES if n not in FFN_NAMES)
     return names if "lnf_g" in params else tuple(n for n in names if n not in LN_NAMES)
@@ -99,7 +99,7 @@ def norm(P, name, x):
 
 
 def norm_backward(dy, saved, P, name, grads):
-    """Backward of :func:`norm` from what it ``saved``: ``dx``, with the gain's and shift's gradients in ``grads``."""
+    """Backward of ``norm`` from what it ``saved``: ``dx``, with the gain's and shift's gradients in ``grads``."""
     if saved is None:
         return dy
     dx, grads[name + "_g"], grads[name + "_b"] = _layer_norm_backward(dy, *saved, P[name + "_g"])
@@ -124,7 +124,7 @@ def gelu(x, approximate="none"):
     $$\tfrac12 x \left(1 + \tanh\left(\sqrt{2/\pi}\,(x + 0.044715\, x^3)\right)\right)$$
 
     within $5 \times 10^{-4}$ of the exact one; both are ``torch.nn.functional.gelu(x, approximate=...)``.
-    erf is :func:`transformer_math.erf.erf`'s formula, within 1 ulp of ``math.erf`` in float64; in float32 and
+    erf is ``transformer_math.erf.erf``'s formula, within 1 ulp of ``math.erf`` in float64; in float32 and
     float16 it is evaluated in float32, as PyTorch's is (within 3 ulp of $x\, \Phi(x)$ for $x \ge -1$).
 
     Examples
@@ -208,7 +208,7 @@ def activate(u, activation):
 
 
 def activate_backward(du_out, u, gate, activation):
-    """``du_out`` times the activation's derivative at ``u``, from the ``gate`` :func:`activate` returned; in place,
+    """``du_out`` times the activation's derivative at ``u``, from the ``gate`` ``activate`` returned; in place,
     a block at a time (a block's temporaries stay in the CPU's cache)."""
     if activation == "relu":
         du_out *= gate  # ReLU passes gradient where u > 0
@@ -224,7 +224,7 @@ def activate_backward(du_out, u, gate, activation):
 def block_forward(P, x, n_heads, activation="relu", residual=True):
     r"""One pre-LN block: $X_1 = X_0 + \operatorname{MHA}(\operatorname{LN}_1(X_0))$, $X_2 = X_1 + \operatorname{FFN}(\operatorname{LN}_2(X_1))$.
 
-    ``P`` holds one block's arrays under the names of :data:`BLOCK_NAMES` (``W_Q``, ``ln2_g``, ...).
+    ``P`` holds one block's arrays under the names of ``BLOCK_NAMES`` (``W_Q``, ``ln2_g``, ...).
     Returns $X_2$ and the intermediate arrays the backward pass needs. Parts can be left out, to measure
     what each buys: without ``W_1`` the block is attention only ($X_2 = X_1$), without ``ln1_g`` it has no
     LayerNorm, and ``residual=False`` replaces $X + F(X)$ by $F(X)$.
@@ -252,7 +252,7 @@ def block_forward(P, x, n_heads, activation="relu", residual=True):
 
 def check_layer_norm_backward_inputs(dy, x, gamma, eps=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """``dy``, ``x`` and ``gamma`` as finite float arrays in ``x``'s dtype (as in ``layer_norm``), shaped
-    ``x.shape``, ``x.shape`` and ``(d,)``; ``eps`` as a float >= 0, or :data:`LN_EPS` as it is now if None."""
+    ``x.shape``, ``x.shape`` and ``(d,)``; ``eps`` as a float >= 0, or ``LN_EPS`` as it is now if None."""
     eps = LN_EPS if eps is None else check_in_range(eps, "eps", 0.0)
     dy, x, gamma = float_array(dy, "dy"), float_array(x, "x"), float_array(gamma, "gamma")
     if x.ndim == 0 or x.shape[-1] == 0 or dy.shape != x.shape or gamma.shape != x.shape[-1:]:
@@ -301,7 +301,7 @@ def layer_norm_backward(dy, x, gamma, eps=None):
 
 
 def _layer_norm_backward(dy, x_hat, s, gamma):
-    """:func:`layer_norm_backward` from ``x_hat`` and ``s`` (as :func:`~transformer_math.stats.normalise` gives them),
+    """``layer_norm_backward`` from ``x_hat`` and ``s`` (as ``normalise`` gives them),
     without the checks: the model's backward pass reuses those of its forward pass."""
     d = x_hat.shape[-1]
     dgamma = np.einsum("ij,ij->j", dy.reshape(-1, d), x_hat.reshape(-1, d))  # dy x_hat, summed over tokens
@@ -326,7 +326,7 @@ def weight_grad(inputs, d_outputs):
 def block_backward(P, C, dx2, n_heads, activation="relu", residual=True):
     r"""From $\partial L/\partial X_2$ back through one block: $\partial L/\partial X_0$ and the block's gradients.
 
-    ``P`` is the block's arrays, ``C`` the cache :func:`block_forward` returned. Each line
+    ``P`` is the block's arrays, ``C`` the cache ``block_forward`` returned. Each line
     mirrors a forward line, read from the bottom: $Y = X W$ gives $\partial L/\partial W = X^\top
     \partial L/\partial Y$ and $\partial L/\partial X = \partial L/\partial Y\, W^\top$; a residual
     $Y = X + F(X)$ passes $\partial L/\partial Y$ through unchanged *and* through $F$.
@@ -347,9 +347,9 @@ def block_backward(P, C, dx2, n_heads, activation="relu", residual=True):
     grads["W_O"] = weight_grad(C["o"], dx1)
     d_heads = _split_heads(linear(dx1, P["W_O"].T), n_heads)  # (..., h, n, d_head)
     w = C["weights"]
-    dv = np.swapaxes(w, -1, -2) @ d_heads
+    dv = np.swapaxes(w, -1, -2) @ d_heads  # swapaxes(-1, -2): every (n, n) matrix transposed, w^T d_heads
     dw = np.swapaxes(C["v"] @ np.swapaxes(d_heads, -1, -2), -1, -2)  # d_heads v^T, stored transposed as w is
-    dscores = dw - np.einsum("...ij,...ij->...i", dw, w)[..., None]  # softmax backward: w (dw - sum(dw w)) ...
+    dscores = dw - (dw * w).sum(axis=-1, keepdims=True)  # softmax backward: w (dw - rowsum(dw w)) ...
     dscores *= w  # ... 0 where masked
     dscores /= math.sqrt(d_head)  # the scores were q k^T / sqrt(d_head)
     dq = dscores @ C["k"]

@@ -2,8 +2,8 @@ r"""Numerical derivatives: finite differences and gradient checks.
 
 A derivative is a limit, $f'(x) = \lim_{h \to 0} \frac{f(x + h) - f(x)}{h}$. A computer cannot take
 the limit, but it can pick a small $h$ and divide. This module does exactly that, for one number
-(:func:`derivative`) and for every entry of an array (:func:`numerical_gradient`), and compares such an
-estimate with a gradient worked out by hand (:func:`gradient_check`).
+(``derivative``) and for every entry of an array (``numerical_gradient``), and compares such an
+estimate with a gradient worked out by hand (``gradient_check``).
 
 Finite differences are slow (two calls of ``f`` per entry) and only accurate to about six to ten
 digits, so nobody trains with them. Their use is to *check* the analytic gradients and the backward
@@ -190,7 +190,7 @@ def gradient_check(f: Callable[[np.ndarray], float], grad, x, h: float = 1e-5) -
     agree exactly and score 0. Around $10^{-7}$ or less means the gradient is right; a wrong formula
     typically gives $10^{-2}$ or more. One small entry that is wrong beside large right ones barely
     moves this number, so the result also carries the worst single entry: ``.worst``, its relative
-    error, and ``.index``, where it is (see :class:`GradientCheck`). Read both: a right gradient has
+    error, and ``.index``, where it is (see ``GradientCheck``). Read both: a right gradient has
     both small, though an entry far below the largest can show about $10^{-4}$ of rounding in ``.worst``.
 
     Parameters

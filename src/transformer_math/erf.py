@@ -1,7 +1,7 @@
 r"""The error function $\operatorname{erf}(x) = \frac{2}{\sqrt\pi} \int_0^x e^{-s^2}\, ds$, for whole arrays.
 
 GELU is $x\, \Phi(x)$ with $\Phi(x) = \tfrac12 \left(1 + \operatorname{erf}(x / \sqrt 2)\right)$, and NumPy has no erf:
-``math.erf`` takes one number at a time, a thousand times slower than an array operation. :func:`erf` is
+``math.erf`` takes one number at a time, a thousand times slower than an array operation. ``erf`` is
 within 2 ulp of ``math.erf`` at every input (``tests/library/test_erf.py`` measures it), by two formulas, each the
 cheapest that reaches its dtype's precision, both computed in float64:
 
@@ -292,7 +292,7 @@ def _erf_float64(x: np.ndarray) -> np.ndarray:
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    """:func:`erf` without the checks: ``x`` a float array without NaN (inf gives +-1), the result in its dtype."""
+    """``erf`` without the checks: ``x`` a float array without NaN (inf gives +-1), the result in its dtype."""
     return in_blocks(_erf_float64 if x.dtype == np.float64 else _erf_from_w, x, np.float64)
 
 
@@ -300,7 +300,7 @@ def _normal_cdf(x: np.ndarray) -> np.ndarray:
     r"""$\Phi(x) = \tfrac12 (1 + \operatorname{erf}(x / \sqrt 2))$, the standard normal's cumulative distribution:
     GELU's gate, computed as written.
 
-    float64 from :func:`erf`'s polynomials. float32 and float16 by the formula of W in float32 arithmetic, as
+    float64 from ``erf``'s polynomials. float32 and float16 by the formula of W in float32 arithmetic, as
     PyTorch computes GELU in float32: twice as fast as in float64 and, from ``tests/library/test_erf.py``, within
     2 ulp of the exact $\Phi$ for $x \ge 0$ and within $10^{-7}$ of it below, where $1 + \operatorname{erf}$ cancels
     (PyTorch's float32 GELU is off by up to $3 \times 10^{-7}$ there)."""

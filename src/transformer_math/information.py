@@ -12,7 +12,7 @@ D_{\mathrm{KL}}(P\,\|\,Q) &= \sum_x P(x)\log\frac{P(x)}{Q(x)} \\
 The convention $0 \log 0 = 0$ holds throughout (the limit of $p \log p$ as $p \to 0$), so a one-hot
 distribution has entropy exactly 0 rather than NaN.
 
-A language model is trained with :func:`cross_entropy_from_logits`: the mean over all positions of
+A language model is trained with ``cross_entropy_from_logits``: the mean over all positions of
 $-\log \operatorname{softmax}(\text{logits})_{\text{target}}$, computed with ``log_softmax`` so that no
 logarithm of 0 is ever taken.
 
@@ -113,7 +113,7 @@ def cross_entropy(y_true, y_pred):
     Distributions run along the last axis; with leading (batch) axes the result is the mean over them.
     Nothing is clipped: a target with probability $\hat y_i = 10^{-20}$ costs exactly $-\log 10^{-20}
     \approx 46.05$, and one with $\hat y_i = 0$ costs $+\infty$. Train from logits instead
-    (:func:`cross_entropy_from_logits`), where no probability is ever rounded to 0.
+    (``cross_entropy_from_logits``), where no probability is ever rounded to 0.
 
     Parameters
     ----------

@@ -9,7 +9,7 @@ $$K \leftarrow \begin{pmatrix} K \\ k \end{pmatrix}, \qquad V \leftarrow \begin{
 
 a new token costs one row through the matrices and $n$ scores. This is how models are run, GPT-2's own code
 included (its ``past`` and ``present``); it changes no weight and no output, only the work.
-:func:`~transformer_math.sample.generate` uses it with ``kv_cache=True``.
+``generate`` uses it with ``kv_cache=True``.
 
 Example
 -------
@@ -77,9 +77,9 @@ def check_cache(cache, params, n_new, n_heads) -> int:
 def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embeddings=False):
     r"""Logits of ``tokens`` (shape ``(m,)``), the continuation of the tokens whose keys and values ``cache`` holds.
 
-    The same blocks as :func:`~transformer_math.model.forward`, for the $m$ new rows only: each block
+    The same blocks as ``forward``, for the $m$ new rows only: each block
     appends their keys and values to the cache, and their queries attend to every key so far. A new token
-    costs $O(n\, d)$ in attention instead of the $O(n^2 d)$ of running the whole sequence again.
+    costs about $2 n d$ multiply-adds in attention instead of the $2 n^2 d$ of running the whole sequence again.
 
     Examples
     --------
@@ -102,7 +102,7 @@ def forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embedd
 
 
 def _forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embeddings=False):
-    """:func:`forward_cached` without the checks."""
+    """``forward_cached`` without the checks."""
     start = 0 if cache["keys"][0] is None else cache["keys"][0].shape[-2]  # tokens already in the cache
     m, d = len(tokens), params["W_E"].shape[1]
     pe = params["W_P"] if "W_P" in params else positional_encoding(start + m, d, dtype=params["W_E"].dtype)

@@ -17,10 +17,10 @@ $$
 
 with $\operatorname{FFN}(C) = \operatorname{ReLU}(C W_1 + b_1)\, W_2 + b_2$, and the loss is the mean cross
 entropy of the logits against the next tokens. With ``n_layers=L`` the two middle lines repeat $L$ times
-(:mod:`transformer_math.block`), each block adding to the same residual stream. :func:`backward` applies
+(``transformer_math.block``), each block adding to the same residual stream. ``backward`` applies
 the chain rule to each of these lines in reverse order and returns the gradient of the loss with respect
-to *every* parameter. The training loop is in :mod:`transformer_math.train`, decoding in
-:mod:`transformer_math.sample`.
+to *every* parameter. The training loop is in ``transformer_math.train``, decoding in
+``transformer_math.sample``.
 
 Options, as in GPT-2: ``activation="gelu"`` (or ``"gelu_tanh"``), learned positions
 (``init_params(positions="learned", n_ctx=...)``) and tied embeddings, $W_U = W_E^\top$ (``tie_embeddings=True``).
@@ -214,13 +214,13 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, re
     Parameters
     ----------
     params : dict of str to numpy.ndarray
-        As made by :func:`init_params`.
+        As made by ``init_params``.
     tokens : array_like of int
         Token ids, shape ``(n,)`` or ``(batch, n)``.
     n_heads : int
         Number of attention heads $h$; must divide $d$.
     activation : {"relu", "gelu", "gelu_tanh"}
-        The feed-forward non-linearity (:func:`~transformer_math.block.gelu`).
+        The feed-forward non-linearity (``gelu``).
     tie_embeddings : bool, default False
         The logits are $Z W_E^\top$ (a model made with ``init_params(tie_embeddings=True)``).
     residual : bool, default True
@@ -231,7 +231,7 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, re
     logits : numpy.ndarray
         Shape ``tokens.shape + (V,)``.
     cache : dict
-        The intermediate arrays of the forward pass, keyed by the names used in :func:`backward`:
+        The intermediate arrays of the forward pass, keyed by the names used in ``backward``:
         block 0's as ``"x1"``, ``"weights"``, ..., block $l$'s as ``"h{l}.x1"``, ...
 
     Examples
@@ -248,7 +248,7 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, re
 
 
 def _forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, residual=True):
-    """:func:`forward` without the checks: what :func:`~transformer_math.train.train` runs at every step."""
+    """``forward`` without the checks: what ``train`` runs at every step."""
     n, d = tokens.shape[-1], params["W_E"].shape[1]
     pe = params["W_P"][:n] if "W_P" in params else positional_encoding(n, d, dtype=params["W_E"].dtype)
 
@@ -295,7 +295,7 @@ def backward(params, cache, dlogits):
 
     Each forward line $Y = X W$ gives $\partial L/\partial W = X^\top \partial L/\partial Y$ and
     $\partial L/\partial X = \partial L/\partial Y\, W^\top$; a residual $Y = X + F(X)$ passes
-    $\partial L/\partial Y$ through unchanged *and* through $F$ (:func:`~transformer_math.block.block_backward`,
+    $\partial L/\partial Y$ through unchanged *and* through $F$ (``block_backward``,
     once per block, the last first); an embedding lookup adds each token's row gradient into its row of
     $W_E$. With tied embeddings $W_E$ also gets the gradient of $W_U = W_E^\top$: the two paths add up.
 
@@ -303,9 +303,9 @@ def backward(params, cache, dlogits):
     ----------
     params : dict of str to numpy.ndarray
     cache : dict
-        From :func:`forward`.
+        From ``forward``.
     dlogits : numpy.ndarray
-        $\partial L / \partial Z$, shaped like the logits (see :func:`cross_entropy_backward`).
+        $\partial L / \partial Z$, shaped like the logits (see ``cross_entropy_backward``).
 
     Returns
     -------
@@ -327,7 +327,7 @@ def backward(params, cache, dlogits):
 
 
 def _backward(params, cache, dlogits):
-    """:func:`backward` without the checks."""
+    """``backward`` without the checks."""
     P, C = params, cache
     n_layers, tied = n_layers_of(P), C["tie_embeddings"]
     grads = {}
@@ -390,14 +390,14 @@ def loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embe
 
 
 def _loss_and_grads(params, tokens, targets, n_heads, activation="relu", tie_embeddings=False, residual=True):
-    """:func:`loss_and_grads` without the checks: forward, the loss and its gradient for the logits, backward."""
+    """``loss_and_grads`` without the checks: forward, the loss and its gradient for the logits, backward."""
     logits, cache = _forward(params, tokens, n_heads, activation, tie_embeddings, residual)
     loss, dlogits = _cross_entropy_and_grad(logits, targets)
     return loss, _backward(params, cache, dlogits)
 
 
 def _cross_entropy_and_grad(logits, targets):
-    r"""The mean cross entropy and its gradient :func:`cross_entropy_backward`, from one exponential of the logits."""
+    r"""The mean cross entropy and its gradient ``cross_entropy_backward``, from one exponential of the logits."""
     z = logits.reshape(-1, logits.shape[-1])
     rows, y = np.arange(len(z)), targets.reshape(-1)
     with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is 0

@@ -1,6 +1,6 @@
 """The checks of the model's inputs: its parameters, tokens, options, caches and backward inputs.
 
-Kept apart from :mod:`transformer_math.model` so that the model reads as its formulas. The parameters are
+Kept apart from ``transformer_math.model`` so that the model reads as its formulas. The parameters are
 inputs like any other: every entry is checked (present, known, a float array of the model's one dtype and of
 the shape the others imply, finite), and an error names the entry, as ``params['h1.W_Q']``. The public
 functions check once, then run the unchecked kernels (``train`` checks before its first step, not at each).
@@ -133,7 +133,7 @@ def check_model_inputs(
 
 
 def check_init_options(vocab_size, d_model, d_ff, seed, output_scale, n_layers, scale, positions, n_ctx, tie, ln):
-    """Every argument of :func:`init_params`, checked: the sizes as ints, and the factor on W_O and W_2."""
+    """Every argument of ``init_params``, checked: the sizes as ints, and the factor on W_O and W_2."""
     sizes = [check_integer(v, name, minimum=1) for v, name in ((vocab_size, "vocab_size"), (d_model, "d_model"))]
     sizes += [check_integer(d_ff, "d_ff", minimum=0), check_integer(n_layers, "n_layers", minimum=1)]
     check_integer(seed, "seed")
@@ -155,7 +155,7 @@ def check_init_options(vocab_size, d_model, d_ff, seed, output_scale, n_layers, 
 
 def check_backward_inputs(params, cache, dlogits) -> np.ndarray:
     """``dlogits`` as a finite array of the parameters' dtype, shaped like the logits of ``cache``, after checking
-    that ``cache`` is what :func:`~transformer_math.model.forward` returned for a model of ``params``' shapes."""
+    that ``cache`` is what ``forward`` returned for a model of ``params``' shapes."""
     if not isinstance(cache, dict) or "z" not in cache or "model" not in cache:
         raise TypeError(f"cache must be the dict that forward returns, got {type(cache).__name__}")
     dtype = check_params(params, cache["tie_embeddings"])

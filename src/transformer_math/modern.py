@@ -14,7 +14,7 @@ the angle $i\omega_r$, $\omega_r = \text{base}^{-2r/d_{\text{head}}}$, so that a
 $j$ meet through $R_{i\omega_r} R_{j\omega_r}^\top = R_{(i - j)\omega_r}$: the score depends on the positions
 only through $i - j$. (The others, grouped-query attention, linear layers without biases and an untied $W_U$,
 change shapes, not functions. The KV cache is no difference between them: both are decoded with it,
-:mod:`transformer_math.kv_cache`.)
+``transformer_math.kv_cache``.)
 
 Example
 -------
@@ -74,7 +74,7 @@ def rms_norm(x, gamma=None, eps=1e-6):
 
 
 def _rms_norm(x, gamma=None, eps=1e-6):
-    """:func:`rms_norm` without the checks; a row whose squares overflow or vanish is divided by a power of 2 first."""
+    """``rms_norm`` without the checks; a row whose squares overflow or vanish is divided by a power of 2 first."""
     w = x.astype(np.promote_types(x.dtype, np.float32))  # float16 computed in float32, as PyTorch does
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # those rows are redone below
         rms = np.sqrt(np.mean(np.square(w), axis=-1, keepdims=True) + eps)
@@ -111,7 +111,7 @@ def silu(x):
 
 
 def _silu(x):
-    """:func:`silu` without the checks; ``-inf`` gives 0 and ``inf`` gives inf, its limits."""
+    """``silu`` without the checks; ``-inf`` gives 0 and ``inf`` gives inf, its limits."""
     e = np.exp(-np.abs(x))  # never overflows: sigma(x) = 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below
     sigma = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
     with np.errstate(invalid="ignore"):  # -inf * 0 is NaN; silu's limit there is 0

@@ -4,16 +4,16 @@ An optimizer owns a list of parameters (NumPy float arrays) and changes them **i
 ``step(grads)`` is called with one gradient per parameter, in the same order and of the same shapes.
 In place matters: a model that holds these arrays sees the new values without being told.
 
-* :class:`SGD` -- $\theta \leftarrow \theta - \eta\, v$ with the velocity $v \leftarrow \mu v + g$
+* ``SGD`` -- $\theta \leftarrow \theta - \eta\, v$ with the velocity $v \leftarrow \mu v + g$
   (PyTorch's form of momentum; $\mu = 0$ is plain gradient descent).
-* :class:`Adam` -- Kingma & Ba (2015), Algorithm 1: running averages of $g$ and $g^2$, corrected for
+* ``Adam`` -- Kingma & Ba (2015), Algorithm 1: running averages of $g$ and $g^2$, corrected for
   their start at zero, give each entry its own step size.
-* :class:`AdamW` -- Loshchilov & Hutter (2019), Algorithm 2: Adam plus weight decay applied to the
+* ``AdamW`` -- Loshchilov & Hutter (2019), Algorithm 2: Adam plus weight decay applied to the
   parameters directly, not added to the gradient. The decay follows PyTorch's convention,
   $\theta \leftarrow \theta - \eta \lambda \theta$, where $\eta$ is the learning rate.
 
-Two helpers of larger training runs sit beside them: :func:`clip_grad_norm` scales all the gradients
-together so that their global norm is at most a bound, and :func:`warmup_cosine` gives the learning rate
+Two helpers of larger training runs sit beside them: ``clip_grad_norm`` scales all the gradients
+together so that their global norm is at most a bound, and ``warmup_cosine`` gives the learning rate
 of each step of a linear warm-up followed by a cosine decay.
 
 Example
@@ -157,6 +157,8 @@ class Adam(Optimizer):
         $\epsilon > 0$, keeps the division finite where $\hat v = 0$ (an entry whose gradient has
         always been 0 then gets the step $0 / \epsilon = 0$ instead of $0 / 0$ = nan).
 
+    Notes
+    -----
     For float16 parameters, $m$, $v$ and the step are kept in float32 and each parameter is rounded once
     to float16: in float16 itself $\epsilon = 10^{-8}$ rounds to 0 and $(1 - \beta_2) g^2$ underflows for
     any $|g|$ below about 0.005, which would turn the steps into inf and NaN (mixed-precision training keeps
@@ -198,8 +200,9 @@ class Adam(Optimizer):
             v_hat = v / (1 - self.beta2**self.t)
             denominator = np.sqrt(v_hat)
             denominator += self.eps  # in place, as below: the step makes no more arrays than it needs
+            m_hat *= self.lr  # lr m_hat first, then the division: the rounding of lr * m_hat / (...)
             m_hat /= denominator
-            p -= self.lr * m_hat  # theta - lr m_hat / (sqrt(v_hat) + eps); float16: in float32, rounded once
+            p -= m_hat  # theta - lr m_hat / (sqrt(v_hat) + eps); float16: in float32, rounded once
 
     # --8<-- [end:Adam]
 
@@ -244,7 +247,7 @@ class AdamW(Adam):
     weight_decay : float or list of float, default 0.01
         $\lambda \geq 0$: one number for every parameter, or a list of one per parameter, in the order of
         ``params`` (PyTorch's parameter groups: a 0 leaves that parameter undecayed, as the first GPT and
-        nanoGPT do for biases and LayerNorm gains; see :func:`~transformer_math.train.make_optimizer`).
+        nanoGPT do for biases and LayerNorm gains; see ``make_optimizer``).
 
     Examples
     --------
@@ -339,7 +342,7 @@ def clip_grad_norm(grads, max_norm):
 
 
 def _clip_grad_norm(grads, max_norm):
-    """:func:`clip_grad_norm` without the checks: ``grads`` finite float arrays, ``max_norm > 0``."""
+    """``clip_grad_norm`` without the checks: ``grads`` finite float arrays, ``max_norm > 0``."""
     norm = global_norm(grads)
     scale = min(1.0, max_norm / (norm + 1e-6))  # PyTorch's 1e-6: finite at norm 0
     return [g * scale for g in grads], norm  # a Python float scale keeps each gradient's dtype

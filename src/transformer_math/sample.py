@@ -88,7 +88,7 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
 
 
 def _sampling_distribution(z, temperature=1.0, top_k=None, top_p=None):
-    """:func:`sampling_distribution` without the checks: ``z`` a float vector whose maximum is finite."""
+    """``sampling_distribution`` without the checks: ``z`` a float vector whose maximum is finite."""
     if temperature == 0:  # the limit tau -> 0: all the probability on the largest logit (split between ties)
         return _softmax(np.where(z == z.max(), 0.0, -np.inf).astype(z.dtype))
     if top_k is not None:
@@ -109,7 +109,7 @@ def _sampling_distribution(z, temperature=1.0, top_k=None, top_p=None):
 
 # --8<-- [start:sample_token]
 def sample_token(logits, rng, temperature=1.0, top_k=None, top_p=None):
-    r"""Draw one token id from :func:`sampling_distribution`; ``temperature=0`` takes the argmax, no draw.
+    r"""Draw one token id from ``sampling_distribution``; ``temperature=0`` takes the argmax, no draw.
 
     Parameters
     ----------
@@ -118,7 +118,7 @@ def sample_token(logits, rng, temperature=1.0, top_k=None, top_p=None):
     rng : numpy.random.Generator
         The source of randomness, e.g. ``np.random.default_rng(0)``: the same seed, the same tokens.
     temperature, top_k, top_p
-        As in :func:`sampling_distribution`.
+        As in ``sampling_distribution``.
 
     Examples
     --------
@@ -139,7 +139,7 @@ def sample_token(logits, rng, temperature=1.0, top_k=None, top_p=None):
 
 
 def _sample_token(z, rng, temperature=1.0, top_k=None, top_p=None):
-    """:func:`sample_token` without the checks."""
+    """``sample_token`` without the checks."""
     p = _sampling_distribution(z, temperature, top_k, top_p)
     if temperature == 0:
         return int(np.argmax(p))  # greedy uses no randomness: rng is left as it was (ties: the lower id)
@@ -193,18 +193,18 @@ def generate(
     tie_embeddings=False,
     kv_cache=False,
 ):
-    r"""Continue ``prompt`` by ``n_new`` tokens, each drawn by :func:`sample_token` from the last position's logits.
+    r"""Continue ``prompt`` by ``n_new`` tokens, each drawn by ``sample_token`` from the last position's logits.
 
     With the default ``temperature=0`` each new token is the most probable one (greedy decoding, no
     randomness); with ``temperature > 0`` it is sampled, optionally from the ``top_k`` or ``top_p``
     most probable tokens only, by ``np.random.default_rng(seed)``: the same seed gives the same text.
     The model only ever saw sequences of its training length, so ``context`` (if given) keeps just the
     last ``context`` tokens as its input (with learned positions, at most their ``n_ctx``).
-    ``activation`` and ``tie_embeddings`` are the model's options, as in :func:`~transformer_math.model.forward`.
+    ``activation`` and ``tie_embeddings`` are the model's options, as in ``forward``.
 
     ``kv_cache=True`` runs the prompt once and then each new token alone, keeping every block's keys and
-    values (:func:`~transformer_math.kv_cache.forward_cached`): the same tokens, at $O(n)$ instead of
-    $O(n^2)$ attention work per token. The whole sequence must then fit in ``context``.
+    values (``forward_cached``): the same tokens, with attention work per token
+    that grows like the text's length $n$, not like $n^2$. The whole sequence must then fit in ``context``.
 
     Examples
     --------

@@ -60,8 +60,8 @@ def naive_softmax(x, axis=-1):
     r"""Softmax straight from the formula $e^{x_i} / \sum_j e^{x_j}$ -- kept to show why it fails.
 
     ``np.exp`` overflows to ``inf`` once a score passes about 709.78 (float64), and ``inf / inf`` is NaN.
-    Use :func:`softmax` instead. The inputs that no softmax can normalise (an empty row, NaN, +inf, a row
-    entirely -inf) are refused as :func:`softmax` refuses them; finite scores go straight into the formula.
+    Use ``softmax`` instead. The inputs that no softmax can normalise (an empty row, NaN, +inf, a row
+    entirely -inf) are refused as ``softmax`` refuses them; finite scores go straight into the formula.
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ def softmax(x, axis=-1, temperature=1.0):
 
 
 def _softmax(x, axis=-1, temperature=1.0, out=None):
-    """:func:`softmax` without the checks: every row of ``x`` has a finite maximum, ``temperature > 0``; ``out=x``
+    """``softmax`` without the checks: every row of ``x`` has a finite maximum, ``temperature > 0``; ``out=x``
     computes it in place."""
     finfo = np.finfo(x.dtype)
     if x.dtype != np.float64 and not float(finfo.tiny) <= temperature <= float(finfo.max):  # T would round to 0 or

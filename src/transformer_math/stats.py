@@ -189,7 +189,7 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
 
 
 def _layer_norm(x, gamma=None, beta=None, eps=1e-5):
-    """:func:`layer_norm` over the last axis without the checks: ``x`` finite, ``gamma`` and ``beta`` in its dtype."""
+    """``layer_norm`` over the last axis without the checks: ``x`` finite, ``gamma`` and ``beta`` in its dtype."""
     y, _ = normalise(x, eps)  # (x - mu) / sqrt(var + eps), row by row
     if gamma is not None:
         y *= gamma

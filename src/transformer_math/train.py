@@ -9,10 +9,10 @@ L(\theta) &= -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \\
 \theta &\leftarrow \operatorname{AdamW}(\theta, \nabla_\theta L),
 \end{aligned}$$
 
-with $z$ from :func:`~transformer_math.model.forward` and $\nabla_\theta L$ from
-:func:`~transformer_math.model.loss_and_grads`, optionally with gradient clipping and a warm-up and
-cosine schedule (:mod:`transformer_math.optim`). As in the first GPT and nanoGPT, only the matrices decay
-(:func:`make_optimizer`).
+with $z$ from ``forward`` and $\nabla_\theta L$ from
+``loss_and_grads``, optionally with gradient clipping and a warm-up and
+cosine schedule (``transformer_math.optim``). As in the first GPT and nanoGPT, only the matrices decay
+(``make_optimizer``).
 
 Example
 -------
@@ -52,7 +52,7 @@ def check_stream(stream, seq_len) -> tuple[np.ndarray, int]:
 def check_training_inputs(
     params, tokens, targets, n_heads, steps, max_grad_norm, warmup_steps, batch_size, seed, options
 ):
-    """Every argument of :func:`train` checked before the first forward pass, so a bad one costs no time."""
+    """Every argument of ``train`` checked before the first forward pass, so a bad one costs no time."""
     tokens, n_heads = check_model_inputs(params, tokens, n_heads, *options)  # every parameter, once
     targets = token_ids(targets, "targets", params["W_E"].shape[0])
     if targets.shape != tokens.shape:
@@ -160,16 +160,16 @@ def train(
     r"""Training with AdamW; ``params`` is updated in place. Returns the loss before each step.
 
     Each step is the whole diagram: forward to the logits, cross entropy, backward to every gradient,
-    and one AdamW update of every parameter, in which only the matrices decay (:func:`make_optimizer`).
+    and one AdamW update of every parameter, in which only the matrices decay (``make_optimizer``).
     Two options of larger training runs are available: ``max_grad_norm`` clips the global norm of the
-    gradients (:func:`~transformer_math.optim.clip_grad_norm`) and ``warmup_steps`` replaces the constant
+    gradients (``clip_grad_norm``) and ``warmup_steps`` replaces the constant
     ``lr`` by a warm-up to ``lr`` followed by a cosine decay to 0
-    (:func:`~transformer_math.optim.warmup_cosine`). Both are off by default.
+    (``warmup_cosine``). Both are off by default.
 
     By default every step uses every window (full batch). With ``batch_size`` each step uses that many
     windows, drawn at random (with replacement) by ``np.random.default_rng(seed)``, and the losses
     returned are those of these mini-batches. ``activation``, ``tie_embeddings`` and ``residual`` are passed to
-    :func:`~transformer_math.model.loss_and_grads`; the model's depth is that of ``params``.
+    ``loss_and_grads``; the model's depth is that of ``params``.
 
     Examples
     --------

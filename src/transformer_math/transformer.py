@@ -3,12 +3,12 @@ r"""The one-block Transformer, all of it: the model, its training loop and decod
 The code lives in three modules, split by job as nanoGPT splits ``model.py``, ``train.py`` and
 ``sample.py``:
 
-* :mod:`transformer_math.model` -- the parameters, the forward pass $Z = \operatorname{LN}_f(X_2)\, W_U$
+* ``transformer_math.model`` -- the parameters, the forward pass $Z = \operatorname{LN}_f(X_2)\, W_U$
   and the backward pass by hand (``init_params``, ``forward``, ``backward``, ``cross_entropy_backward``,
   ``layer_norm_backward``, ``loss_and_grads``);
-* :mod:`transformer_math.train` -- windows of a token stream and AdamW steps on
+* ``transformer_math.train`` -- windows of a token stream and AdamW steps on
   $\nabla_\theta L$ (``make_windows``, ``make_optimizer``, ``train``);
-* :mod:`transformer_math.sample` -- $p = \operatorname{softmax}(z / T)$, truncated by top-$k$ or top-$p$,
+* ``transformer_math.sample`` -- $p = \operatorname{softmax}(z / T)$, truncated by top-$k$ or top-$p$,
   and decoding (``sampling_distribution``, ``sample_token``, ``generate``).
 
 This module re-exports every one of those names, so ``from transformer_math.transformer import forward``

@@ -35,7 +35,7 @@ def test_module_sources_follow_imports_to_the_defining_module():
     assert not any(path.parent.name == "transformer_math" for path in matrices), "it draws with NumPy alone"
     softmax_page = module_sources("snippets.part_2.softmax")
     library = ROOT / "src" / "transformer_math"
-    assert {library / "softmax.py", library / "information.py", library / "checks.py"} <= softmax_page
+    assert {library / "softmax.py", library / "checks.py"} <= softmax_page  # softmax and what it imports
     assert library / "optim.py" not in softmax_page
     # training.py imports `forward` from the transformer module: that module and what it imports count
     training = module_sources("snippets.part_4.training")

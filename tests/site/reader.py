@@ -35,18 +35,26 @@ COPY_BUTTON = 'button[data-md-type="copy"], button.md-clipboard'
 # A page is judged as it stands once it has settled.
 SETTLED_JS = """
 () => document.fonts.ready.then(() => new Promise(resolve =>
-  (window.requestIdleCallback || window.setTimeout)(() => resolve(true))))
+  window.requestIdleCallback ? requestIdleCallback(() => resolve(true), {timeout: 3000})
+    : setTimeout(() => resolve(true))))
 """
 
 # Runs in the page. Figures load lazily, so bring each shown one into view, as a reader scrolling
-# down would, and wait until it is decoded (a broken one stays unloaded and is reported).
+# down (and opening its fold) would, and wait until it is decoded (a broken one stays unloaded and is reported).
 SCROLL_FIGURES_JS = r"""
 async () => {
   const shown = [...document.querySelectorAll('article img[loading="lazy"]')]
     .filter(img => getComputedStyle(img).display !== "none");
   for (const img of shown) {
+    // A figure in a closed fold never loads (and its decode() never settles) until a reader opens the fold.
+    const closed = [];
+    for (let el = img.parentElement; el; el = el.parentElement) {
+      if (el.tagName === "DETAILS" && !el.open) { el.open = true; closed.push(el); }
+    }
     img.scrollIntoView({block: "center"});
-    try { await img.decode(); } catch (error) { /* reported by check_figures as not loaded */ }
+    try { await Promise.race([img.decode(), new Promise(resolve => setTimeout(resolve, 10000))]); }
+    catch (error) { /* reported by check_figures as not loaded */ }
+    closed.forEach(el => { el.open = false; });
   }
   window.scrollTo(0, 0);
   return shown.length;
@@ -74,9 +82,18 @@ COLLECT_JS = r"""
   const errors = [...article.querySelectorAll(".katex-error")].map(e => (e.getAttribute("title") || e.textContent).slice(0, 120));
   const visible = el => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && s.display !== "none" && s.visibility !== "hidden"; };
+  const unfolded = (el, measure) => {  // measured as a reader who opened its folds sees it
+    const closed = [];
+    for (let up = el.parentElement; up; up = up.parentElement) {
+      if (up.tagName === "DETAILS" && !up.open) { up.open = true; closed.push(up); }
+    }
+    const value = measure(el);
+    closed.forEach(up => { up.open = false; });
+    return value;
+  };
   const figures = [...article.querySelectorAll('img[src*="#only-light"], img[src*="#only-dark"]')].map(img => ({
     src: img.getAttribute("src"), variant: img.getAttribute("src").includes("#only-dark") ? "dark" : "light",
-    visible: visible(img), loaded: img.complete && img.naturalWidth > 0, alt: img.getAttribute("alt") || "",
+    visible: unfolded(img, visible), loaded: img.complete && img.naturalWidth > 0, alt: img.getAttribute("alt") || "",
   }));
   const blocks = [...article.querySelectorAll(".language-python")].filter(el => el.matches("div.highlight") && !el.closest(".doc"));
   const python = blocks.map((block, index) => {

@@ -5,6 +5,7 @@ of a page, and a file small enough to download."""
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from pathlib import Path
 
@@ -117,8 +118,12 @@ def test_every_install_line_in_the_pdf_pins_the_edition(texts, built_site):
 
 @functools.cache
 def _contents(texts: tuple[str, ...]) -> str:
-    pages = [words(text) for text in texts[1:6] if words(text).startswith("Contents")]
-    assert pages, "no page after the title page starts with 'Contents'"
+    def listing(text: str) -> bool:  # a page of the contents that runs on: every line ends with a page number
+        lines = [line for line in text.splitlines() if line.strip()]
+        return bool(lines) and all(re.search(r"\d\s*$", line) for line in lines)
+
+    first = next(i for i, text in enumerate(texts[:6]) if words(text).startswith("Contents"))
+    pages = [words(texts[first])] + [words(text) for text in itertools.takewhile(listing, texts[first + 1 :])]
     return " ".join(pages)
 
 

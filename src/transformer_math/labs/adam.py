@@ -8,7 +8,7 @@ r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
 * ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5.
 * ``prediction`` -- which of Adam with an L2 term and AdamW shrinks an unused weight more.
 
-The references are the library's :class:`~transformer_math.optim.Adam` and :class:`~transformer_math.optim.AdamW`,
+The references are the library's ``Adam`` and ``AdamW``,
 started from the case's state; the learner's code may not call them.
 
 Example

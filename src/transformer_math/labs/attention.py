@@ -10,7 +10,7 @@ r"""The checks of the lab "Attention by hand" (``docs/labs/attention.py``).
 * ``multi_head_attention`` -- $h$ causal heads of width $d/h$, side by side, times $W_O$: $h = 1, 2, 4$, widths 4
   to 12, one sequence or a batch.
 
-The references are the library's :mod:`transformer_math.attention`, which the learner's code may not call.
+The references are the library's ``transformer_math.attention``, which the learner's code may not call.
 
 Example
 -------

@@ -8,7 +8,7 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
 * ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
 * ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
 
-The reference gradients come from the library's :class:`~transformer_math.autograd.Value`.
+The reference gradients come from the library's ``Value``.
 
 Example
 -------

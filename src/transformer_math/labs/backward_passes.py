@@ -10,8 +10,8 @@ r"""The checks of the lab "Backward passes" (``docs/labs/backward-passes.py``).
 * ``attention_backward`` -- $\bar Q$, $\bar K$, $\bar V$ of masked attention: fewer queries than keys,
   $d_k \ne d_v$, no mask, the causal mask, scattered masks, heads and a batch in front.
 
-The references: the library's :func:`~transformer_math.model.cross_entropy_backward` and
-:func:`~transformer_math.block.layer_norm_backward`, and :func:`attention_backward` here, which
+The references: the library's ``cross_entropy_backward`` and
+``layer_norm_backward``, and ``attention_backward`` here, which
 ``tests/pages/test_lab_values.py`` checks against finite differences. ``numerical_gradient``,
 ``gradient_check`` and the library's backward passes are refused to the learner's code; the notebook imports
 ``numerical_gradient`` from here, so that the one it shows is refused too, and each check has a case where

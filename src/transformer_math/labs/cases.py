@@ -1,14 +1,14 @@
 r"""The hidden cases of the labs' checks: drawn from a seeded generator, described without their answers.
 
-A :class:`Case` is the arguments one call of the learner's function gets, and a short description of them for
+A ``Case`` is the arguments one call of the learner's function gets, and a short description of them for
 a failed check ("x of shape (2, 5), float32, from -1000 to 1000"). A check draws its cases from
-:func:`generator`, seeded by the check's name, so that the same notebook gets the same cases on every run (a
+``generator``, seeded by the check's name, so that the same notebook gets the same cases on every run (a
 failure can be reproduced) while the sizes and values vary from case to case: neither a table of answers nor a
 size written into the code passes them all. One case more is drawn from a seed that changes each time the
-check runs (:meth:`~transformer_math.labs.runner.FunctionCheck.fresh`), so that a table of the answers to the
+check runs (``fresh``), so that a table of the answers to the
 cases of earlier runs does not pass either.
 
-:func:`snapshot` and :func:`changed` tell whether the learner's function changed its inputs.
+``snapshot`` and ``changed`` tell whether the learner's function changed its inputs.
 
 Example
 -------

@@ -8,8 +8,8 @@ r"""The checks of the lab "Cross entropy" (``docs/labs/cross-entropy.py``).
 * ``cross_entropy_from_logits`` -- the same loss from logits and integer targets, finite for any finite
   logits: spreads up to 2000, rows 1600 apart from each other, one position or a batch of sequences.
 
-The references are the library's :func:`~transformer_math.information.cross_entropy` and
-:func:`~transformer_math.information.cross_entropy_from_logits`.
+The references are the library's ``cross_entropy`` and
+``cross_entropy_from_logits``.
 
 Example
 -------

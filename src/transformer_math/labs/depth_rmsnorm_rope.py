@@ -12,8 +12,8 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
   heads in front, positions that are not $0, 1, \dots$, another base, float32.
 * ``rope_scores`` -- the scores of one query and one key at every pair of positions.
 
-The references are the library's :func:`~transformer_math.model.forward`, :func:`~transformer_math.modern.rms_norm`,
-:func:`~transformer_math.stats.layer_norm` and :func:`~transformer_math.modern.apply_rope`.
+The references are the library's ``forward``, ``rms_norm``,
+``layer_norm`` and ``apply_rope``.
 
 Example
 -------

@@ -1,6 +1,6 @@
 r"""What a failed check says: what is wrong with the learner's result, never what the right one is.
 
-:func:`compare` returns ``None`` when the learner's result agrees with the hidden reference, else the lines a
+``compare`` returns ``None`` when the learner's result agrees with the hidden reference, else the lines a
 check prints: a wrong type or shape (shapes are not answers), a NaN or an infinity and where, the largest error
 and where it is, given at the precision of the tolerance, and for a probability distribution the sums of its
 rows. The reference's values themselves are never printed.
@@ -82,7 +82,7 @@ def compare(got, expected, tol: float = 1e-6, rtol: float = 0.0, rows_sum_to_one
 
 
 def compare_parts(got, expected: tuple, names: tuple[str, ...], **options) -> list[str] | None:
-    """:func:`compare` for a function that returns several arrays (``dQ, dK, dV``): each part by its name."""
+    """``compare`` for a function that returns several arrays (``dQ, dK, dV``): each part by its name."""
     if not isinstance(got, (tuple, list)) or len(got) != len(expected):
         kind = f"{len(got)} values" if isinstance(got, (tuple, list)) else f"a {type(got).__name__}"
         return [f"it returned {kind}, not the {len(expected)} values {', '.join(names)}"]

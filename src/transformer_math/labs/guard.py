@@ -1,18 +1,18 @@
 r"""The runtime guard of the labs' checks: while a learner's function runs, no route around the exercise.
 
-A check calls the learner's function inside :func:`guarded`. For the length of that call a profile hook
-(:func:`sys.setprofile`) sees every Python function that starts, and refuses one of the guide's library (or of
+A check calls the learner's function inside ``guarded``. For the length of that call a profile hook
+(``sys.setprofile``) sees every Python function that starts, and refuses one of the guide's library (or of
 SciPy, PyTorch, JAX, TensorFlow, scikit-learn) that the learner's own code calls: it raises
-:class:`WriteItYourself`, and the check reports the call. It judges the function by the module and the name
+``WriteItYourself``, and the check reports the call. It judges the function by the module and the name
 its code was compiled under, not by the name the learner typed, so an alias bound earlier, ``getattr``,
 ``importlib.import_module`` and even ``importlib.reload`` lead to the same refusal. A library function that an
 allowed one calls (the library's ``forward`` calling its ``layer_norm``) is not the learner's call, and runs.
-The hook cannot be switched off and on again around a call: an audit hook (:func:`sys.addaudithook`, which
+The hook cannot be switched off and on again around a call: an audit hook (``sys.addaudithook``, which
 nothing can remove) refuses ``sys.setprofile``, ``sys.settrace``, ``ctypes``, ``os.system`` and the other ways to
 start a process while a check runs, and the learner's code may not start a thread.
 
 ``guarded(loops=True)`` adds what a loops exercise needs, and ``guarded(budget=n)`` a limit of ``n`` Python steps
-(a loop where a closed form is asked for): both run the opcode trace of :mod:`~transformer_math.labs.trace`, which
+(a loop where a closed form is asked for): both run the opcode trace of ``trace``, which
 refuses ``@`` and every product of matrices under any name (an alias bound before the check, ``operator.matmul``,
 a plain array's ``dot``) and counts the learner's multiplications.
 
@@ -225,7 +225,7 @@ class _Hook:
 def guarded(
     own: tuple[str, ...] = (), allowed: tuple[str, ...] = (), loops: bool = False, watch=(), budget: int | None = None
 ):
-    """Run the body with the library refused to the learner's code; yields the :class:`Seen` record.
+    """Run the body with the library refused to the learner's code; yields the ``Seen`` record.
 
     ``own`` names (by prefix, ``"module.qualname"``) what the exercise asks the learner to write, for the
     message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops

@@ -5,7 +5,7 @@ r"""The checks of the lab "Matrix operations" (``docs/labs/matrix-operations.py`
 * ``row_dots`` -- the matrix of dot products of every row of $X$ with every row of $Y$, for shapes from
   $1 \times 1$ to $4 \times 5$: which transpose, on which side.
 * ``matmul`` -- the matrix product written with loops, run on arrays that refuse ``@``, ``np.matmul``,
-  ``np.dot`` and ``np.einsum`` (:func:`~transformer_math.labs.trace.loops_only_array`), with the learner's
+  ``np.dot`` and ``np.einsum`` (``loops_only_array``), with the learner's
   multiplications counted: at least one per entry of the result.
 
 Example

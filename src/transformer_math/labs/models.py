@@ -2,8 +2,8 @@ r"""Models for the labs' hidden cases: the library's parameters, with every gain
 
 A freshly initialised model has gains of 1 and shifts and biases of 0, so a LayerNorm that forgets
 $\gamma$ or $\beta$, or a feed-forward layer that forgets $b_1$, gives the right numbers on it.
-:func:`drawn_model` draws them instead (gains near 1, shifts and biases near 0), and everything else as the
-library's :func:`~transformer_math.model.init_params` does, under the library's names: block 0's arrays
+``drawn_model`` draws them instead (gains near 1, shifts and biases near 0), and everything else as the
+library's ``init_params`` does, under the library's names: block 0's arrays
 ``W_Q``, ``ln1_g``, ..., block $l \geq 1$'s ``h{l}.W_Q``, ...
 
 Example

@@ -1,19 +1,19 @@
 r"""The check runner of the labs: one call, one verdict line, ``Correct``, ``Wrong`` or ``Not yet``.
 
-A lab's module (``transformer_math.labs.softmax``, ...) builds a :class:`Checks` from its exercises, and the
+A lab's module (``transformer_math.labs.softmax``, ...) builds a ``Checks`` from its exercises, and the
 notebook calls it: ``check("softmax", softmax)``. Each kind of exercise has its check:
 
-* :class:`FunctionCheck` runs the learner's function on hidden cases (:mod:`~transformer_math.labs.cases`),
-  inside the guard (:mod:`~transformer_math.labs.guard`), checks that it left its inputs as they were, and
+* ``FunctionCheck`` runs the learner's function on hidden cases (``cases``),
+  inside the guard (``guard``), checks that it left its inputs as they were, and
   compares its result with a reference computed afterwards, out of the learner's reach
-  (:mod:`~transformer_math.labs.diagnose`). It stops at the first case that fails and says which. The cases
+  (``diagnose``). It stops at the first case that fails and says which. The cases
   are the same at every run but the last, which is drawn anew each time the check runs: a table of answers
   to the cases of earlier runs does not pass it. The learner's result is turned into plain numbers inside
   the guard, so that an object computing its value later, out of the guard's sight, gains nothing.
-* :class:`HandNumber` compares a number worked out by hand with a hash of the answer, so that the answer is
+* ``HandNumber`` compares a number worked out by hand with a hash of the answer, so that the answer is
   in no cell and no file in plain text.
-* :class:`Choice` records a prediction: any of the offered answers is right, if written before the run.
-* :class:`ValueCheck` compares a value computed in the notebook with a reference computed from the notebook's
+* ``Choice`` records a prediction: any of the offered answers is right, if written before the run.
+* ``ValueCheck`` compares a value computed in the notebook with a reference computed from the notebook's
   data (the check is passed that data).
 
 While an exercise holds its ``...``, or uses a function of an earlier one that does, the verdict is ``Not yet``.
@@ -365,7 +365,7 @@ class ValueCheck:
 
 
 class Checks:
-    """A lab's checks by name; calling it runs one and prints its verdict. :meth:`ready` tells a cell that uses
+    """A lab's checks by name; calling it runs one and prints its verdict. ``ready`` tells a cell that uses
     the learner's work whether it is there yet."""
 
     def __init__(self, lab: str, checks: dict) -> None:

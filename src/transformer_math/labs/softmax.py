@@ -6,7 +6,7 @@ r"""The checks of the lab "Softmax from scratch" (``docs/labs/softmax.py``).
 * ``softmax_with_temperature`` -- a temperature $T$: $T = 1$ is softmax, $T \to 0$ puts everything on the
   largest score, $T \to \infty$ gives the uniform distribution; $T$ from 0.01 to 100.
 
-The reference is the library's :func:`transformer_math.softmax.softmax`, which the learner's code may not call.
+The reference is the library's ``transformer_math.softmax.softmax``, which the learner's code may not call.
 
 Example
 -------

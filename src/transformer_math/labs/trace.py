@@ -1,13 +1,13 @@
 r"""The opcode trace of the labs' guard, and the arrays of the loops exercise.
 
-While :func:`~transformer_math.labs.guard.guarded` runs with ``loops=True`` or a ``budget``, :class:`Trace`
-follows every Python step of the learner's code (:data:`sys.settrace` with ``f_trace_opcodes``):
+While ``guarded`` runs with ``loops=True`` or a ``budget``, ``Trace``
+follows every Python step of the learner's code (``sys.settrace`` with ``f_trace_opcodes``):
 
 * a loops exercise may not use ``@`` (the trace sees the operator itself, whatever arrays it gets), nor any of
   NumPy's or Python's products of matrices, under any name: the trace reads what each load of the learner's
   code puts on the stack (``mm``, ``operator.matmul``, ``X.dot``) and refuses the products, as they were
   before the check; NumPy's own names are replaced for the check's length by ones that refuse
-  (:func:`numpy_products_refused`), and the arrays of :func:`loops_only_array` refuse to be multiplied as
+  (``numpy_products_refused``), and the arrays of ``loops_only_array`` refuse to be multiplied as
   matrices by any route;
 * it counts the multiplications the learner's code performs (``*``, ``np.multiply``), so that a vectorised
   product written without ``@`` shows too;
@@ -204,5 +204,5 @@ class LoopsOnlyArray(np.ndarray):
 
 
 def loops_only_array(values) -> LoopsOnlyArray:
-    """``values`` as a :class:`LoopsOnlyArray` (a copy)."""
+    """``values`` as a ``LoopsOnlyArray`` (a copy)."""
     return np.array(values, dtype=float).view(LoopsOnlyArray)

@@ -8,8 +8,8 @@ r"""The checks of the lab "Train the tiny Transformer" (``docs/labs/train-transf
 * ``prediction`` -- what one head, and no positional encoding, do to the held-out accuracy.
 * ``copy_any_digit`` -- how often copying a random input digit would be right.
 
-The model is the library's (the lab trains it with :func:`~transformer_math.train.train`): ``answer_accuracy``
-may call :func:`~transformer_math.model.forward`, and nothing else of the library.
+The model is the library's (the lab trains it with ``train``): ``answer_accuracy``
+may call ``forward``, and nothing else of the library.
 
 Example
 -------

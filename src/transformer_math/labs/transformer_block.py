@@ -8,9 +8,9 @@ r"""The checks of the lab "The Transformer block" (``docs/labs/transformer-block
 * ``prediction`` -- whether two sentences that start alike get the same first row of logits.
 * ``forward_pass`` -- tokens to logits through $L = 1, 2, 3$ blocks, one sequence or a batch.
 
-The references are the library's :func:`~transformer_math.stats.layer_norm`,
-:func:`~transformer_math.block.block_forward` and :func:`~transformer_math.model.forward`, on models whose
-gains, shifts and biases are drawn (:mod:`~transformer_math.labs.models`).
+The references are the library's ``layer_norm``,
+``block_forward`` and ``forward``, on models whose
+gains, shifts and biases are drawn (``models``).
 
 Example
 -------
