@@ -1,0 +1,83 @@
+"""What docs/part-4/ladder.md says in words about the stored ladder holds for the stored ladder, and the settings
+its prose names are the module's: if the run is redone and a verdict moves, this test names the sentence."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from snippets.part_4 import ladder
+from transformer_math.data import split_text, vocabulary
+
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "ladder.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def results():
+    return ladder.steps()
+
+
+def says(text: str) -> bool:
+    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+
+
+def test_the_settings_the_prose_names_are_the_modules():
+    assert says(f"$V = {len(vocabulary(split_text('shakespeare')[0]))}$ characters")
+    assert says(f"windows of $n = {ladder.SEQ_LEN}$") and says(f"$d = {ladder.D_MODEL}$")
+    assert ladder.RUNGS["four heads"]["n_heads"] == 4 and says(f"$d_{{\\text{{head}}}} = {ladder.D_MODEL // 4}$")
+    assert says(f"$d_{{ff}} = 4d = {ladder.D_FF}$") and ladder.D_FF == 4 * ladder.D_MODEL
+    assert ladder.RUNGS["three blocks"]["n_layers"] == 3
+    assert says(f"{ladder.STEPS:,} AdamW steps of {ladder.BATCH_SIZE} random windows at $\\eta = 10^{{-3}}$")
+    assert ladder.LR == 1e-3 and ladder.SEEDS == (0, 1, 2, 3, 4) and says("A seed (0 to 4)")
+    assert says(f"blocks of {ladder.TEXT_BLOCK:,} characters") and says("10,000 times")
+    assert ladder.block_bootstrap.__defaults__[0] == 10_000
+    assert len(ladder.RUNGS) - 1 == 7 and ladder.LEVEL == 0.05 and says("multiplies the smallest $p$ by 7")
+    read = ladder.STEPS * ladder.BATCH_SIZE * ladder.SEQ_LEN
+    assert says(f"read {read / 1e6:.2f} million characters, about one pass")
+    assert 0.9 < read / len(ladder.shakespeare()[0]) < 1.1
+    assert says("One run on 51,200 random characters") and 200 * 32 * 8 == 51_200  # his eval_iters x batch x block
+
+
+def test_the_verdicts_in_words_are_the_tables(results):
+    verdicts = {name: result["verdict"] for name, result in results.items()}
+    assert verdicts == {
+        "average of the past": "established",
+        "one head": "established",
+        "four heads": "established",
+        "+ feed-forward": "established",
+        "three blocks": "not established",
+        "+ residual": "established",
+        "+ LayerNorm": "not established",
+    }
+    losses, _ = ladder.ladder()
+    mean = {name: seeds.mean() for name, seeds in losses.items()}
+    assert mean["average of the past"] > mean["bigram"] > mean["one head"]  # averaging costs; one head wins it back
+    assert all(results[name]["mean"] < 0 for name in ("four heads", "+ feed-forward", "+ residual"))  # they gain
+    three = results["three blocks"]["per_seed"]
+    assert (three < 0).any() and (three > 0).any()  # "the seeds disagree on the sign"
+    norm = results["+ LayerNorm"]
+    assert (norm["per_seed"] < 0).sum() == 4 and norm["p"] < 0.05 <= norm["holm"]  # four of five; passes alone
+    half = ladder.t_point(0.05, norm["df"]) * math.hypot(norm["seed_se"], norm["text_se"])
+    assert norm["mean"] + half < 0  # "LayerNorm's [interval] stays clear of 0"
+
+
+def test_no_rung_memorises_as_the_prose_and_the_exercise_say():
+    losses, run = ladder.ladder()
+    gaps = np.array([seeds.mean() for seeds in losses.values()]) - run["train_loss"].mean(axis=1)
+    held_out, training = ladder.counted_bigram()
+    assert held_out - training > 0.05  # the counted bigram: "well above" on the held-out play
+    assert np.all(gaps > 0) and np.all(np.abs(gaps - (held_out - training)) < 0.05)  # "about as much"
+    assert gaps[-1] > gaps[0]  # "grow a little with the larger models"
+
+
+def test_the_hardest_stretch_of_the_play_is_its_list_of_persons():
+    _, run = ladder.ladder()
+    per_block = run["val_block_sums"][-1].mean(axis=0) / run["block_counts"]
+    validation = split_text("shakespeare")[1]
+    assert per_block.argmax() == 0 and "PERSONS REPRESENTED" in validation[: ladder.BLOCK]
+    best = validation[ladder.BLOCK * per_block.argmin() :][: ladder.BLOCK]
+    assert "[" not in best and best.count("\n") > 10  # dialogue in short lines, no stage direction

@@ -1,0 +1,113 @@
+"""What docs/part-4/a-model-that-writes.md says in words about its stored runs holds for them, and the settings
+its prose names are the module's: if the runs are redone and a claim moves, this test names the sentence."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from snippets.part_4 import a_model_that_writes as writer
+from transformer_math.data import load_run, split_text
+from transformer_math.information import cross_entropy_from_logits
+from transformer_math.model import forward
+
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "a-model-that-writes.md").read_text(encoding="utf-8")
+
+
+def says(text: str) -> bool:
+    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return writer.stored()
+
+
+def test_the_recipe_the_prose_names_is_the_modules():
+    r = writer.RECIPE
+    assert says(f"{r['n_layers']} blocks of width $d = {r['d_model']}$ with {r['n_heads']} heads")
+    assert says(f"a context of $n = {r['seq_len']}$")
+    assert says(f"each step reads {r['batch_size']} windows of {r['seq_len']} characters")
+    assert r["beta2"] == 0.99 and says("$\\beta_2 = 0.99$") and r["weight_decay"] == 0.1 and says("weight decay 0.1")
+    assert r["max_grad_norm"] == 1.0 and says("global norm of 1")
+    assert r["lr"] == 1e-3 and r["min_lr"] == r["lr"] / 10 and says(f"over {r['warmup_steps']} steps")
+    small = writer.SIZES["2 x 64"]
+    assert (small["n_layers"], small["d_model"], small["lr"]) == (2, 64, 4e-3)
+    assert says("a 2 x 64 at a learning rate of $4 \\times 10^{-3}$")
+    assert writer.BUDGETS == (1, 4, 15) and says("about 1, 4 and 15 minutes of CPU time")
+
+
+def test_every_run_took_about_its_budget(runs):
+    """Steps were set from a timing of 50 steps; each run's CPU time is within a third of its budget."""
+    for (size, budget), run in runs.items():
+        assert 2 / 3 < run["cpu_seconds"] / 60 / budget < 4 / 3, (size, budget, run["cpu_seconds"] / 60)
+
+
+def test_the_chosen_run_reads_the_training_plays_about_eight_times(runs):
+    run = runs[writer.CHOSEN]
+    recipe = writer.SIZES[writer.CHOSEN[0]]
+    passes = run["steps"] * recipe["batch_size"] * recipe["seq_len"] / len(writer.shakespeare()[0])
+    assert 7.5 <= passes < 8.5 and says(f"{run['steps']:,} steps of {recipe['batch_size']}")
+
+
+def test_the_gap_between_training_and_held_out_loss_grows(runs):
+    step, _, train, val = np.array(runs[writer.CHOSEN]["curve"]).T
+    gap = val - train
+    assert gap[-1] > 2 * gap[0] and np.all(val > train)
+
+
+def test_the_samples_are_as_described(runs):
+    cool, warm = (runs[writer.CHOSEN]["samples"][str(t)][:400] for t in writer.SAMPLE_TEMPERATURES)
+    assert writer.SAMPLE_TEMPERATURES == (0.5, 1.0)
+    for shown in ("Ham.", "Hor."):
+        assert f"\n{shown}\n" in cool and says(f"`{shown}`")
+    assert re.search(r"\n\[[^\]\n]+\]\n", cool), "a stage direction in brackets"
+    known = set(re.findall(r"[A-Za-z]+", split_text("shakespeare")[0]))
+    for invented in ("Veronasure", "discomes"):
+        assert invented in warm and invented not in known and says(f"`{invented}`")
+    words = {t: re.findall(r"[A-Za-z]+", sample) for t, sample in runs[writer.CHOSEN]["samples"].items()}
+    assert all(word in known for word in words["0.5"]), "every word at temperature 0.5 is real"
+    unknown = np.mean([word not in known for word in words["1.0"]])
+    assert 0.15 < unknown < 0.25 and says("about one in five does not")
+
+
+def test_the_units_exercise(runs):
+    loss = runs[writer.CHOSEN]["val_loss"]
+    assert np.exp(loss) < 5 and says("a fair choice among fewer than five")
+    assert 0.3 < loss / np.log(len(writer.shakespeare()[2])) < 0.4 and says("about a third of the bits")
+
+
+def test_the_temperature_that_scores_best_is_above_1():
+    params = {name: w.astype(np.float32) for name, w in load_run("shakespeare-gpt")["params"].items()}
+    val_ids = writer.shakespeare()[1]
+    x, y = val_ids[:16384].reshape(-1, 64), val_ids[1:16385].reshape(-1, 64)
+    logits, _ = forward(params, x, n_heads=4, tie_embeddings=True)
+    loss = {t: cross_entropy_from_logits(logits / t, y) for t in (0.7, 1.0, 1.3)}
+    assert loss[1.3] < loss[1.0] < loss[0.7] and loss[1.0] - loss[1.3] < 0.05
+    assert says("$T = 1.3$ scores best of the three, just ahead of $T = 1$, and $0.7$ worst")
+
+
+def test_the_frontier_in_words_is_the_stored_runs(runs):
+    small, large = ({b: runs[size, b] for b in writer.BUDGETS} for size in ("2 x 64", "4 x 128"))
+    assert small[1]["val_loss"] <= 1.80 and says("the 2 x 64 model passes it within its first minute")
+    assert says(f"after 4 minutes its held-out loss is {small[4]['val_loss']:.3f}")
+    assert small[1]["val_loss"] < large[1]["val_loss"] and small[4]["val_loss"] < large[4]["val_loss"]
+    assert large[15]["val_loss"] < small[15]["val_loss"] and says("The lines cross between 4 and 15 minutes")
+    assert 4 < small[4]["steps"] / large[4]["steps"] < 5 and says("between four and five times as many steps")
+    gain = small[4]["val_loss"] - small[15]["val_loss"]
+    assert 0 < gain and says(f"it gains only {gain:.2f}")
+    assert large[4]["val_loss"] > large[15]["val_loss"] and says(f"is the better, at {large[15]['val_loss']:.3f}")
+
+
+def test_the_trials_in_words_are_the_stored_runs(runs):
+    baseline = runs["4 x 128", 4]
+    change = {trial: runs[trial, 4]["val_loss"] - baseline["val_loss"] for trial in writer.TRIALS}
+    assert says(f"$2 \\times 10^{{-3}}$ gains {-change['learning rate 2e-3']:.3f}")
+    fewer = 1 - runs["GELU for ReLU", 4]["steps"] / baseline["steps"]
+    assert says(f"GELU {-change['GELU for ReLU']:.3f} in {100 * fewer:.0f} % fewer steps")
+    assert max(abs(change["learning rate 2e-3"]), abs(change["GELU for ReLU"])) < 0.02  # "a hundredth"
+    assert abs(runs["context 128", 4]["steps"] / baseline["steps"] - 0.5) < 0.05 and says("half as many steps")
+    assert says(f"and loses {change['context 128']:.2f}")
