@@ -647,12 +647,10 @@ if ready:
 # spaces, line breaks and quotation marks, a few common short words (*the*, *and*, *to*) among invented ones.
 # It has not learned to mean anything.
 #
-# **The longer run.** With `TEXT = "shakespeare"` (the ten tragedies, 1.4 million characters), `STEPS = 3000`,
-# `N_CTX = 64`, `BATCH = 32`, `D = 64`, `LAYERS = 4` and these very functions, training takes about 11 minutes of
-# one CPU core. A run of it with the seeds above, its held-out loss measured as `held_out_loss` measures it on
-# the last play, came down to 1.75 nats per character (2.13 after 500 steps, 1.93 after 1,000), and its samples
-# took the shape of a play: speakers' names in capitals on lines of their own, lines of verse, real words among
-# invented ones. Every number of that model went through the code above.
+# **The longer run.** Set `TEXT = "shakespeare"` (the ten tragedies, 1.4 million characters), a context of 64
+# and some thousands of steps: that is the recipe of [A model that writes](../part-4/a-model-that-writes.md),
+# which measures what a few minutes of one CPU core buy models of this size, and shows their samples in the
+# shape of a play. Every number of your model goes through the code above.
 #
 # ## What you built
 #
