@@ -85,7 +85,7 @@ def test_the_theme_works_with_no_input_and_follows_a_dark_system(browser, server
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.goto(server.base + "part-2/probability/#sampling", wait_until="load")
+        page.goto(server.base + "part-2/numerical-stability/#masking-with-minus-infinity", wait_until="load")
         assert page.evaluate("() => window.__first_paint_scheme") == "slate"
         page.evaluate(reader.SETTLED_JS)
         assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == "slate"

@@ -201,7 +201,8 @@ def decode(ids, chars):
 
 
 # --8<-- [start:load_run]
-RUNS = ("ladder", "shakespeare-gpt")  # the stored runs the library ships, each a file NAME.npz in the package transformer_math.data
+# the stored runs the library ships, each a file NAME.npz in the package transformer_math.data
+RUNS = ("ladder", "shakespeare-gpt")
 
 
 def load_run(name):
