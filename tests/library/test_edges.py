@@ -7,7 +7,6 @@ The value tests check the exact answers at the edges of each function's domain.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -43,13 +42,7 @@ from transformer_math.transformer import (
     train,
 )
 
-
-@pytest.fixture(autouse=True)
-def warnings_are_errors():
-    """No RuntimeWarning (or any other) may escape on the way to an answer or an error."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+pytestmark = pytest.mark.filterwarnings("error")  # no warning may escape on the way to an answer or an error
 
 
 # --- axis: one rule for every function that takes one --------------------------------------------
