@@ -39,31 +39,46 @@ SETTLED_JS = """
     : setTimeout(() => resolve(true))))
 """
 
+# Part of the functions below: open the closed folds around an element, as a reader does to see it (a figure in
+# a closed fold never loads, and its decode() never settles); returns what closes them again.
+OPEN_FOLDS_JS = r"""
+  const openFolds = el => {
+    const closed = [];
+    for (let up = el.parentElement; up; up = up.parentElement) {
+      if (up.tagName === "DETAILS" && !up.open) { up.open = true; closed.push(up); }
+    }
+    return () => closed.forEach(up => { up.open = false; });
+  };
+"""
+
 # Runs in the page. Figures load lazily, so bring each shown one into view, as a reader scrolling
 # down (and opening its fold) would, and wait until it is decoded (a broken one stays unloaded and is reported).
-SCROLL_FIGURES_JS = r"""
-async () => {
+SCROLL_FIGURES_JS = (
+    r"""
+async () => {"""
+    + OPEN_FOLDS_JS
+    + r"""
   const shown = [...document.querySelectorAll('article img[loading="lazy"]')]
     .filter(img => getComputedStyle(img).display !== "none");
   for (const img of shown) {
-    // A figure in a closed fold never loads (and its decode() never settles) until a reader opens the fold.
-    const closed = [];
-    for (let el = img.parentElement; el; el = el.parentElement) {
-      if (el.tagName === "DETAILS" && !el.open) { el.open = true; closed.push(el); }
-    }
+    const close = openFolds(img);
     img.scrollIntoView({block: "center"});
     try { await Promise.race([img.decode(), new Promise(resolve => setTimeout(resolve, 10000))]); }
     catch (error) { /* reported by check_figures as not loaded */ }
-    closed.forEach(el => { el.open = false; });
+    close();
   }
   window.scrollTo(0, 0);
   return shown.length;
 }
 """
+)
 
 # Runs in the page. Text outside code and outside rendered formulas that still looks like TeX.
-COLLECT_JS = r"""
-() => {
+COLLECT_JS = (
+    r"""
+() => {"""
+    + OPEN_FOLDS_JS
+    + r"""
   const article = document.querySelector("article.md-content__inner") || document.body;
   const skip = "code, pre, kbd, samp, script, style, .katex, textarea";
   const rawTex = [];
@@ -83,12 +98,8 @@ COLLECT_JS = r"""
   const visible = el => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && s.display !== "none" && s.visibility !== "hidden"; };
   const unfolded = (el, measure) => {  // measured as a reader who opened its folds sees it
-    const closed = [];
-    for (let up = el.parentElement; up; up = up.parentElement) {
-      if (up.tagName === "DETAILS" && !up.open) { up.open = true; closed.push(up); }
-    }
-    const value = measure(el);
-    closed.forEach(up => { up.open = false; });
+    const close = openFolds(el), value = measure(el);
+    close();
     return value;
   };
   const figures = [...article.querySelectorAll('img[src*="#only-light"], img[src*="#only-dark"]')].map(img => ({
@@ -109,6 +120,7 @@ COLLECT_JS = r"""
   };
 }
 """
+)
 
 # Runs in the page at phone width: does it scroll sideways, and which elements stick out?
 PHONE_JS = r"""

@@ -122,7 +122,8 @@ def _contents(texts: tuple[str, ...]) -> str:
         lines = [line for line in text.splitlines() if line.strip()]
         return bool(lines) and all(re.search(r"\d\s*$", line) for line in lines)
 
-    first = next(i for i, text in enumerate(texts[:6]) if words(text).startswith("Contents"))
+    first = next((i for i, text in enumerate(texts[1:6], 1) if words(text).startswith("Contents")), None)
+    assert first is not None, "no page after the title page starts with 'Contents'"
     pages = [words(texts[first])] + [words(text) for text in itertools.takewhile(listing, texts[first + 1 :])]
     return " ".join(pages)
 
