@@ -196,6 +196,13 @@ async ([copyButton, index]) => {
 # axe's time; a formula that sets its own colours (\color) is left whole, so its contrast is judged glyph by glyph.
 AXE_JS = r"""
 async (rules) => {
+  // The theme's passing widgets (the "Copied to clipboard" dialog after a copy, the back-to-top button as it fades
+  // in) are judged at rest, not mid-fade, when their colours are neither the start's nor the end's.
+  for (const start = performance.now(); document.querySelector(".md-dialog--active") && performance.now() - start < 5000;) {
+    await new Promise(resolve => setTimeout(resolve, 50));
+  }
+  const settled = Promise.all(document.getAnimations().map(animation => animation.finished.catch(() => null)));
+  await Promise.race([settled, new Promise(resolve => setTimeout(resolve, 5000))]);
   for (const visual of document.querySelectorAll(".katex-html")) {
     if (visual.querySelector("[style*='color']")) continue;
     const flat = document.createElement("span");
