@@ -68,7 +68,9 @@ def test_input_is_not_modified_and_dtypes():
 def test_log_softmax_is_finite_while_a_row_spans_less_than_the_largest_float():
     for dtype in (np.float64, np.float32):
         big = np.finfo(dtype).max
-        np.testing.assert_array_equal(log_softmax(np.array([-0.4, 0.4], dtype) * big), np.array([-0.8, 0.0], dtype) * big)
+        np.testing.assert_array_equal(
+            log_softmax(np.array([-0.4, 0.4], dtype) * big), np.array([-0.8, 0.0], dtype) * big
+        )
         out = log_softmax(np.array([-0.6, 0.6], dtype) * big)  # x - m = -1.2 * big is no float
         assert out.dtype == dtype and out[0] == -np.inf and out[1] == 0.0
 
