@@ -32,7 +32,7 @@ def test_gpt2s_first_loss_is_ln_v_plus_half_the_logit_variance():
 def test_the_coin_likelihood_has_area_1_over_1320():
     area = sum(Fraction(c, 8 + i) for i, c in enumerate([1, -3, 3, -1]))  # theta^7 (1 - theta)^3, expanded
     assert area == Fraction(1, 1320)
-    assert says("part-2/likelihood.md", "its area over $[0, 1]$ is $1/1320$")
+    assert says("part-2/likelihood.md", "the area under it is $1/1320$")
 
 
 def test_a_thousand_rivals_5_behind_act_like_one_rival_1_9_ahead():
