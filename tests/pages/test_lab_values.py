@@ -21,7 +21,7 @@ import pytest
 
 from tools.labs import exercises, solution
 from transformer_math.data import load_run
-from transformer_math.labs import adam, attention, backward_passes, cross_entropy, matrix_operations
+from transformer_math.labs import adam, attention, backward_passes, cross_entropy, matrix_operations, train_transformer
 from transformer_math.labs.runner import Checks
 from transformer_math.softmax import softmax
 
@@ -45,7 +45,7 @@ def solved_value(lab: str, name: str):
     namespace = given(lab)
     for index in exercises(notebook):
         code = solution(notebook, index)
-        if code.lstrip().startswith(f"{name} ="):
+        if any(line.startswith(f"{name} =") for line in code.splitlines()):
             exec(code, namespace)
             return namespace[name]
     raise LookupError(f"{lab}: no exercise defines {name}")
@@ -65,6 +65,8 @@ HAND = [
     ("attention", attention.check, "score_1_0", (X["X"] @ X["W_Q"])[1] @ (X["X"] @ X["W_K"])[0]),
     ("backward-passes", backward_passes.check, "grad_by_hand", softmax([0.0, math.log(3), 0.0]) - np.eye(3)[0]),
     ("adam", adam.check, "uncorrected_first_step", 0.1 * (1 - 0.9) * 2 / math.sqrt((1 - 0.999) * 2**2)),
+    ("train-transformer", train_transformer.check, "loss_at_start", math.log(6)),
+    ("train-transformer", train_transformer.check, "loss_floor", 3 / 8 * math.log(5)),
 ]
 
 
