@@ -90,7 +90,9 @@ def test_the_page_loop_is_the_run_redone_here(runs):
 
 def test_the_validation_part_and_its_standard_error(fables, runs):
     held_out = fables[1]
-    assert len(held_out) == 451 and says("The validation part is small, 451 characters")
+    assert len(held_out) == 451 and says("The validation part is small, 451 characters from two fables")
+    text = load_text("aesop")
+    assert text[int(0.9 * len(text)) :].count("\n\n\n\n\n") == 1  # one fable's end, one title, the next fable
     at_300 = per_character(runs[0, 300][1])
     errors = [standard_error(at_300, run) for run in (1, 10, 50)]
     assert len(at_300) == 450 and all(0.08 <= e < 0.095 for e in errors)
