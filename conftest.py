@@ -1,7 +1,13 @@
 """Root conftest: the doc-test harness applies to docs/ as well as tests/."""
 
-pytest_plugins = ["tests.markdown_harness", "pytester"]
+import os
 
+# One BLAS thread per test process, set before NumPy loads its BLAS: pytest-xdist already runs a process per
+# core, and BLAS threads on top of them oversubscribe the cores (a small training block ran five times slower).
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+pytest_plugins = ["tests.markdown_harness", "pytester"]
 
 import pytest  # noqa: E402
 

@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 35
+#     minutes: 45
 #     difficulty: 2
 #     path: false
 # ---
@@ -17,14 +17,15 @@
 # %% [markdown]
 # # Lab: train the tiny Transformer on a new task
 #
-# **About 35 minutes · difficulty 2 of 3 (standard)** · after
+# **About 45 minutes · difficulty 2 of 3 (standard)** · after
 # [Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/)
 #
 # The guide's one-block Transformer learned to continue "the cat sat on the mat". Here you give it a task
 # it has never seen, **reversing a sequence**: it reads four digits and a separator, and must write the
 # four digits backwards, $3\; 1\; 4\; 1\; \mid\; 1\; 4\; 1\; 3$. No digit can be guessed from the digits
 # before it, so the model has to *look back*: to write the $k$-th answer digit ($k = 0, \dots, 3$) it must
-# find the input digit at position $3 - k$. You prepare the data and measure; the library's `init_params`,
+# find the input digit at position $3 - k$. You prepare the data, work out what the loss should be before
+# and after training, diagnose a training run that looks too good, and measure; the library's `init_params`,
 # `train` and `generate` do the rest, with the library's `forward`, the computation of the
 # [Transformer block lab](https://transformer-math.github.io/mathematics-for-transformers/labs/transformer-block/).
 # Then you predict what one head, and no positional encoding, will do, and test it.
@@ -61,127 +62,107 @@ SEP = 5  # the separator; the digits are 0 to 4
 VOCAB_SIZE = 6
 
 # %% [markdown]
-# ## 1. One example
-#
-# Write `make_example(digits)`: the sequence of token ids the model reads, as a list: the digits, the
-# separator, the digits reversed. `digits` may be a list, a tuple or an array, of any length; leave it as
-# it is.
-
-
-# %% tags=["exercise"]
-def make_example(digits):
-    return ...  # your code: a list of 2 * len(digits) + 1 token ids
-
-
-# %% [markdown]
-# <details><summary>Hint</summary>
-#
-# `list(digits)` makes a new list of any of the three; `[::-1]` reverses a list without touching it
-# (`.reverse()` changes the list in place).
-#
-# </details>
-#
-# <details><summary>Solution</summary>
-#
-# ```python
-# def make_example(digits):
-#     digits = [int(d) for d in digits]
-#     return digits + [SEP] + digits[::-1]
-# ```
-#
-# </details>
-
-# %%
-check("make_example", make_example)
-
-# %% [markdown]
-# ## 2. A held-out split
+# ## 1. The data
 #
 # There are $5^4 = 625$ four-digit inputs. Shuffled once, the first 200 are for training and the other 425
-# for testing: the model never sees those, so doing well on them means it learned to reverse, not to
-# recall. Write `split(seqs, order, n_train)`: the training sequences are the rows of `seqs` at the first
-# `n_train` positions of the permutation `order`, the test sequences the rows at the rest.
+# for testing: the model never sees those, so doing well on them means it learned to reverse, not to recall.
+# Write `make_datasets(digits, order, n_train)`: `digits` holds one input a row (an array, or a list of
+# tuples, of any number of digits each; leave it as it is), and `order` is a permutation of its rows. Return
+# `train_seqs, test_seqs`, arrays of token ids with one sequence a row, each the model reads whole: its digits,
+# the separator, its digits reversed. The training sequences come from the rows at the first `n_train`
+# positions of `order`, in that order, the test sequences from the rest.
 
 
 # %% tags=["exercise"]
-def split(seqs, order, n_train):
-    seqs = np.asarray(seqs)
+def make_datasets(digits, order, n_train):
     return ...  # your code: train_seqs, test_seqs
 
 
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# An array of indices picks rows: `seqs[order[:3]]` is the rows at the first three positions of `order`.
+# Build every sequence first, one row each (`list(row)`, then `[::-1]`, which reverses without touching the
+# row), make an array of them, and let an array of indices pick rows: `seqs[order[:3]]` is the rows at the
+# first three positions of `order`.
 #
 # </details>
 #
 # <details><summary>Solution</summary>
 #
 # ```python
-# def split(seqs, order, n_train):
-#     seqs = np.asarray(seqs)
+# def make_datasets(digits, order, n_train):
+#     seqs = np.array([[*row, SEP, *row[::-1]] for row in map(list, digits)])
+#     order = np.asarray(order)
 #     return seqs[order[:n_train]], seqs[order[n_train:]]
 # ```
 #
 # </details>
 
 # %%
-check("split", split)
+check("make_datasets", make_datasets)
 
 # %%
 all_digits = list(itertools.product(range(5), repeat=4))
 order = np.random.default_rng(0).permutation(len(all_digits))
-ready = check.ready(make_example, [0, 1, 2, 3]) and check.ready(split, np.zeros((2, 9)), [1, 0], 1)
-if ready:
-    train_seqs, test_seqs = split(np.array([make_example(d) for d in all_digits]), order, 200)
+if check.ready(make_datasets, [(0, 1)], [0], 1):
+    train_seqs, test_seqs = make_datasets(all_digits, order, 200)
     print("training sequences:", train_seqs.shape, " held out:", test_seqs.shape)
 else:
     train_seqs = test_seqs = ...
-    print("Waiting for exercises 1 and 2.")
+    print("Waiting for exercise 1.")
 
 # %% [markdown]
-# ## 3. Inputs and targets
+# ## 2. The loss, before and after, by hand
 #
-# A language model predicts every next token. Write `shift(seqs)` for a batch of sequences (one per row):
-# the inputs are the sequences without their last token, the targets the same sequences without their
-# first, so that the target at position $i$ is the token after input $i$.
-
+# The model reads the first eight tokens of a sequence and predicts, at each of those eight positions, the
+# token that comes next; the loss is the cross entropy averaged over the eight predictions, in nats. Work out
+# two numbers, to four decimals, before anything trains:
+#
+# * `loss_at_start`: the loss of a model that knows nothing yet and gives each of the six tokens the same
+#   probability, whatever it reads;
+# * `loss_floor`: the lowest loss that any model, however well trained, can have on average on sequences it
+#   has never seen, whose digits are drawn independently and uniformly.
+#
+# A run whose loss starts far from the first, or ends below the second on new sequences, has a bug.
 
 # %% tags=["exercise"]
-def shift(seqs):
-    seqs = np.asarray(seqs)
-    return ...  # your code: inputs, targets
-
+loss_at_start = ...  # a number
+loss_floor = ...  # a number
 
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# Slices along the second axis: `seqs[:, :-1]` leaves out the last column.
+# A prediction that gives the target probability $p$ costs $-\ln p$. For the floor, go through the eight
+# targets, tokens 1 to 8: which of them could a model that knows the rule predict for certain, and which are
+# as random for it as for anyone?
 #
 # </details>
 #
 # <details><summary>Solution</summary>
 #
+# Every prediction costs $-\ln \frac16 = \ln 6$ at the start. Of the eight targets, tokens 1 to 3 are digits
+# drawn at random, whatever came before: the best a model can do is $\frac15$ each, a cost of $\ln 5$. The
+# separator and the four answer digits are certain for a model that knows the rule: a cost of 0. So the
+# floor is $\frac{3}{8} \ln 5 = 0.60$ on average over sequences it has not seen.
+#
 # ```python
-# def shift(seqs):
-#     seqs = np.asarray(seqs)
-#     return seqs[:, :-1], seqs[:, 1:]
+# loss_at_start = 1.7918
+# loss_floor = 0.6035
 # ```
 #
 # </details>
 
 # %%
-check("shift", shift)
+check("loss_at_start", loss_at_start)
+check("loss_floor", loss_floor)
 
 # %% [markdown]
-# ## 4. Measuring the answer
+# ## 3. Measuring the answer
 #
-# The loss averages over all eight predictions, including the three digits after the first, which are random
-# and cannot be predicted. What matters is the answer: the four digits after the separator. Write
-# `answer_accuracy(params, seqs)`: the fraction of the answer digits of all the sequences that the model
-# predicts right, each prediction taken as its most probable token. The logits at input position $i$ predict
-# token $i + 1$ of the sequence.
+# The loss averages over all eight predictions, including the three random digits. What matters is the
+# answer: the four digits after the separator. Write `answer_accuracy(params, seqs)`: the fraction of the
+# answer digits of all the sequences that the model predicts right, each prediction taken as its most probable
+# token. The logits at input position $i$ predict token $i + 1$ of the sequence.
 
 
 # %% tags=["exercise"]
@@ -217,33 +198,102 @@ def answer_accuracy(params, seqs):
 check("answer_accuracy", answer_accuracy)
 
 # %% [markdown]
-# ## 5. Train, then test on what it never saw
+# ## 4. A run that looks too good
 #
-# 100 full-batch AdamW steps (about two seconds), with the library's two options of larger runs: the learning
-# rate warms up over 10 steps and then follows a cosine down to 0, and the gradients' global norm is clipped
-# at 1.
+# A colleague prepared the inputs and targets of a batch of sequences with `suspect_inputs_and_targets` and
+# trained the model: 100 full-batch AdamW steps (a second or two), with the library's two options of larger
+# runs (the learning rate warms up over 10 steps and then follows a cosine down to 0, and the gradients'
+# global norm is clipped at 1). Run it and compare what it prints with your two numbers: on sequences the
+# model never saw, its loss ends far below your floor, and yet it gets many answers wrong. Find why, and
+# write `inputs_and_targets(seqs)` as it should be: for a batch of sequences, one a row, the inputs the model
+# reads and the targets its prediction at each input position is scored against.
+
 
 # %%
-ready = (
-    ready
-    and check.ready(shift, np.zeros((1, 3)))
-    and check.ready(answer_accuracy, init_params(6, 16, 32), np.zeros((1, 9), dtype=int))
-)
-if ready:
-    inputs, targets = shift(train_seqs)
+def suspect_inputs_and_targets(seqs):
+    seqs = np.asarray(seqs)
+    return seqs[:, 1:], seqs[:, :-1]
+
+
+def held_out_loss(params, inputs, targets, n_heads=2):
+    logits, _ = forward(params, inputs, n_heads)
+    z = logits - logits.max(axis=-1, keepdims=True)
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -np.mean(np.take_along_axis(log_p, targets[..., None], axis=-1))
+
+
+def run(prepare):
+    """Trains a fresh model on the training sequences as `prepare` makes them; prints what a run should be judged by."""
     params = init_params(VOCAB_SIZE, d_model=16, d_ff=32, seed=0)
-    losses = train(params, inputs, targets, n_heads=2, steps=100, lr=0.03, warmup_steps=10, max_grad_norm=1.0)
-    print("loss at steps 0, 25, 50, 75, 99:", [round(losses[t], 4) for t in (0, 25, 50, 75, 99)])
-    print(
-        f"answer accuracy, training: {answer_accuracy(params, train_seqs):.4f}  held out: {answer_accuracy(params, test_seqs):.4f}"
-    )
+    losses = train(params, *prepare(train_seqs), n_heads=2, steps=100, lr=0.03, warmup_steps=10, max_grad_norm=1.0)
+    print("  loss at steps 0, 25, 50, 75, 99:", [round(losses[t], 4) for t in (0, 25, 50, 75, 99)])
+    print(f"  loss on the held-out sequences: {held_out_loss(params, *prepare(test_seqs)):.4f}")
+    print(f"  answer accuracy on the held-out sequences: {answer_accuracy(params, test_seqs):.4f}")
+    return params
+
+
+ready = check.ready(answer_accuracy, init_params(6, 16, 32), np.zeros((1, 9), dtype=int))
+if ready and train_seqs is not Ellipsis:
+    print("the suspect run:")
+    run(suspect_inputs_and_targets)
+else:
+    print("The run waits for exercises 1 and 3.")
+
+
+# %% tags=["exercise"]
+def inputs_and_targets(seqs):
+    seqs = np.asarray(seqs)
+    return ...  # your code: inputs, targets
+
+
+# %% [markdown]
+# <details><summary>Hint</summary>
+#
+# Take one sequence and write out, position by position, the token the model reads and the token it is asked
+# for. With the suspect's slices, the target at position $i$ is token $i$, which the model read one position
+# earlier: it learns to copy, and the loss falls below what any honest model can reach. The target at input
+# position $i$ must be the token *after* it, $i + 1$, which the model has not read.
+#
+# </details>
+#
+# <details><summary>Solution</summary>
+#
+# ```python
+# def inputs_and_targets(seqs):
+#     seqs = np.asarray(seqs)
+#     return seqs[:, :-1], seqs[:, 1:]
+# ```
+#
+# The inputs are the sequences without their last token, the targets the same sequences without their first.
+#
+# </details>
+
+# %%
+check("inputs_and_targets", inputs_and_targets)
+
+# %% [markdown]
+# ## 5. Train, then test on what it never saw
+#
+# The same run, with your inputs and targets.
+
+# %%
+ready = ready and train_seqs is not Ellipsis and check.ready(inputs_and_targets, np.zeros((1, 3), dtype=int))
+if ready:
+    print("your run:")
+    params = run(inputs_and_targets)
+    inputs, targets = inputs_and_targets(train_seqs)
+    print(f"  answer accuracy on the training sequences: {answer_accuracy(params, train_seqs):.4f}")
+    if loss_at_start is not Ellipsis and loss_floor is not Ellipsis:
+        print(f"  your numbers: {loss_at_start} at the start, {loss_floor} at best on new sequences")
 else:
     print("Training waits for exercises 1 to 4.")
 
 # %% [markdown]
-# On new sequences the loss cannot go below $\frac{3}{8} \ln 5 = 0.60$, the cost of the three unpredictable
-# digits (on the training sequences it dips just under, by memorising a little). Yet the answers are right
-# on sequences the model never saw: it learned the rule.
+# The first loss sits above $\ln 6$: the untrained model does not spread its guesses evenly but guesses with
+# some confidence, at random, and a confident random guess costs more on average than a uniform one. On new
+# sequences the loss stays above the floor of the three unpredictable digits (on the training sequences it
+# dips just under, by memorising a little). Yet the answers are right on sequences the model never saw: it
+# learned the rule.
 #
 # ## 6. Predict, then test: one head, and no positions
 #
@@ -308,8 +358,9 @@ elif ready:
 #
 # ## 7. A model that copies any input digit
 #
-# Write `copy_any_digit(seqs)`: for each sequence and each of its four answer digits, the fraction of the four
-# input digits equal to it, averaged over all of them.
+# Write `copy_any_digit(seqs)`: the answer accuracy to expect on the sequences `seqs` from a model that
+# writes each answer digit by copying one of the four input digits of its sequence, each with probability
+# $\frac14$, never minding where it stands. The expected value exactly, not a simulation.
 
 
 # %% tags=["exercise"]
@@ -321,8 +372,10 @@ def copy_any_digit(seqs):
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# Inputs `seqs[:, :4]` and answers `seqs[:, 5:]`: compare every answer digit with every input digit of its
-# sequence, with broadcasting, `inputs[:, None, :] == answers[:, :, None]`, shape $(n, 4, 4)$.
+# One answer digit is right when the copied input digit equals it: with probability the number of input digits
+# equal to it, over 4. The accuracy to expect is the mean of that over every answer digit of every sequence.
+# Broadcasting compares every answer digit with every input digit of its sequence:
+# `inputs[:, None, :] == answers[:, :, None]`, shape $(n, 4, 4)$.
 #
 # </details>
 #

@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 40
+#     minutes: 45
 #     difficulty: 2
 #     path: false
 # ---
@@ -17,14 +17,16 @@
 # %% [markdown]
 # # Lab: the Transformer block
 #
-# **About 40 minutes · difficulty 2 of 3 (standard)** · after
+# **About 45 minutes · difficulty 2 of 3 (standard)** · after
 # [The Transformer block](https://transformer-math.github.io/mathematics-for-transformers/part-4/block/) and
 # the [attention lab](https://transformer-math.github.io/mathematics-for-transformers/labs/attention/)
 #
-# You write the forward pass of a GPT with NumPy alone: LayerNorm, the feed-forward layer, the block that
-# joins them to attention on the residual stream, and the whole pass from token ids to logits through
-# any number of blocks. The checks compare your functions with the guide's library on hidden models, whose
-# gains, shifts and biases are drawn at random, so that a LayerNorm that forgets $\gamma$ shows.
+# You build the forward pass of a GPT with NumPy alone, and work out why it is built the way it is: a
+# normalisation that makes what a sub-layer sees independent of the scale of the stream, the feed-forward
+# layer, a block that a colleague wired wrong and you diagnose from what it does, and the whole pass from
+# token ids to logits through however many blocks a model holds. The checks compare your functions with the
+# guide's library on hidden models, whose gains, shifts and biases are drawn at random, so that a LayerNorm
+# that forgets $\gamma$ shows.
 #
 # **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
 # to replace; the cell under it calls `check`, which runs your code on hidden cases and prints
@@ -56,7 +58,7 @@ from transformer_math.labs.transformer_block import check
 # names of a model's arrays. A model is a dictionary: `W_E` $(V, d)$, `W_U` $(d, V)$, the final LayerNorm's
 # `lnf_g` and `lnf_b`, and for each block $\ell$ the arrays of `BLOCK_NAMES`, block 0's under these names
 # and block $\ell \ge 1$'s with the prefix `h{ℓ}.` (`h1.W_Q`, ...); `block_params` gives one block's arrays
-# under the plain names.
+# under the plain names. How many blocks a model has, only its keys say.
 
 
 # %%
@@ -90,10 +92,6 @@ def block_params(params, layer):
     return {name: params[prefix + name] for name in BLOCK_NAMES}
 
 
-def n_blocks(params):
-    return 1 + sum(name.startswith("h") and name.endswith(".W_Q") for name in params)
-
-
 rng = np.random.default_rng(0)
 V, d, d_ff = 5, 8, 16
 params = {"W_E": rng.normal(size=(V, d)), "lnf_g": np.ones(d), "lnf_b": np.zeros(d), "W_U": rng.normal(size=(d, V))}
@@ -103,12 +101,15 @@ params |= {"b_1": np.zeros(d_ff), "b_2": np.zeros(d), "ln1_g": np.ones(d), "ln2_
 params |= {"ln1_b": np.zeros(d), "ln2_b": np.zeros(d)}  # a one-block model, as initialised, for the prediction
 
 # %% [markdown]
-# ## 1. LayerNorm
+# ## 1. A normalisation the sub-layers can rely on
 #
-# Write `layer_norm(x, gamma, beta, eps=1e-5)`. Each token (each row along the last axis, for `x` of any
-# shape) gets its $d$ features moved to mean 0 and scaled to spread 1 (the variance as NumPy's `var`
-# computes it, dividing by $d$), then scaled by `gamma` and shifted by `beta`, feature by feature. A token
-# whose features are all equal has variance 0: `eps`, added to the variance, keeps that finite.
+# The stream a sub-layer reads changes size from block to block and from token to token. Write
+# `layer_norm(x, gamma, beta, eps=1e-5)` so that what comes out does not care: for `x` of any shape, each
+# token (each row along the last axis) is mapped so that its $d$ features have **mean 0 and mean square 1**,
+# whatever constant was added to all of them and whatever positive factor they were all multiplied by;
+# then feature $j$ is multiplied by `gamma[j]` and shifted by `beta[j]`. A token whose features are all
+# equal has no spread to divide by: wherever you divide by a spread $s$, divide by $\sqrt{s^2 + \varepsilon}$
+# instead.
 
 
 # %% tags=["exercise"]
@@ -120,10 +121,13 @@ def layer_norm(x, gamma, beta, eps=1e-5):
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
+# Adding $c$ to every feature moves only their mean: subtract it. Multiplying by $a > 0$ multiplies the
+# centred features and their root mean square by $a$: divide by that. Together,
+#
 # $$\operatorname{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta ,$$
 #
-# with $\mu$ and $\sigma^2$ the mean and the variance of each token's features: along `axis=-1`, with
-# `keepdims=True`. Where $\varepsilon$ goes matters for a token of small spread.
+# with $\mu$ and $\sigma^2$ the mean and the variance of each token's features (`axis=-1`, `keepdims=True`);
+# "mean square 1" asks for the variance that divides by $d$, NumPy's default.
 #
 # </details>
 #
@@ -142,11 +146,19 @@ def layer_norm(x, gamma, beta, eps=1e-5):
 # %%
 check("layer_norm", layer_norm)
 
+# %%
+if check.ready(layer_norm, np.ones((1, 4)), np.ones(4), np.zeros(4)):
+    token, g, b = np.array([[1.0, 4.0, -2.0, 3.0]]), np.ones(4), np.zeros(4)
+    for shown in (token, 100 * token - 7):
+        out = layer_norm(shown, g, b)
+        print(f"features {shown[0]}: out {out[0].round(3)}, mean {out.mean():.3f}, mean square {np.mean(out**2):.3f}")
+
 # %% [markdown]
 # ## 2. The feed-forward layer
 #
-# Write `feed_forward(C, W_1, b_1, W_2, b_2)`: every token on its own goes through a layer of width
-# $d_{ff}$ with a ReLU, and back to width $d$, each layer with its bias. `C` has shape $(\dots, d)$.
+# Write `feed_forward(C, W_1, b_1, W_2, b_2)`, the chapter's feed-forward layer: every token of `C`, shape
+# $(\dots, d)$, goes on its own through a hidden layer of ReLUs and back to width $d$. Which matrix comes
+# first, and the hidden width, follow from the arrays' shapes.
 
 
 # %% tags=["exercise"]
@@ -158,8 +170,8 @@ def feed_forward(C, W_1, b_1, W_2, b_2):
 # <details><summary>Hint</summary>
 #
 # $\operatorname{FFN}(C) = \operatorname{ReLU}(C W_1 + b_1)\, W_2 + b_2$, with $\operatorname{ReLU}(u) = \max(u, 0)$
-# entry by entry (`np.maximum`). The ReLU sits between the two layers: after it, $W_2$ mixes the hidden
-# units freely, positive or negative.
+# entry by entry (`np.maximum`). The ReLU sits between the two layers: without it the two would be one
+# linear layer, $C\,(W_1 W_2) + (b_1 W_2 + b_2)$.
 #
 # </details>
 #
@@ -176,21 +188,71 @@ def feed_forward(C, W_1, b_1, W_2, b_2):
 check("feed_forward", feed_forward)
 
 # %% [markdown]
-# ## 3. The block
+# ## 3. Diagnose a block
 #
-# Write `transformer_block(x, p, n_heads)`, the pre-LN block of GPT-2: `x` is the residual stream, shape
-# $(\dots, n, d)$, and `p` one block's arrays (`p["W_Q"]`, `p["ln1_g"]`, ...). Attention and then the
-# feed-forward layer each read a LayerNorm'd copy of the stream (`ln1` for attention, `ln2` for the
-# feed-forward layer) and *add* what they compute to the stream; the stream itself is never normalised.
+# A colleague wrote GPT-2's pre-LN block from the chapter's diagram, and it is wrong. `probe(block)` measures
+# three things a pre-LN block does, on a model as initialised:
+#
+# * **passes through**: with $W_O$, $W_2$ and $b_2$ zero the sub-layers write nothing, and the block must give
+#   back its input (the largest change is printed);
+# * **writes at any scale**: what the block adds to the stream, `block(10 * x) - 10 * x` against
+#   `block(x) - x`; a sub-layer that reads a normalised copy of the stream writes about as much either way;
+# * **depth**: the root mean square of the stream through a stack of 24 such blocks.
+#
+# Run the probe on the suspect, work out which lines break which property, and write the block as it
+# should be.
+
+
+# %%
+def suspect_block(x, p, n_heads):
+    x = x + multi_head_attention(x, p["W_Q"], p["W_K"], p["W_V"], p["W_O"], n_heads)
+    x = layer_norm(x, p["ln2_g"], p["ln2_b"])
+    return x + feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+
+def probe(block, d=16, d_ff=64, depth=24, seed=1):
+    r = np.random.default_rng(seed)
+    stack = []
+    for _ in range(depth):
+        p = {name: r.normal(size=(d, d)) / np.sqrt(d) for name in ("W_Q", "W_K", "W_V", "W_O")}
+        p |= {"W_1": r.normal(size=(d, d_ff)) / np.sqrt(d), "W_2": r.normal(size=(d_ff, d)) / np.sqrt(d_ff)}
+        p |= {"b_1": np.zeros(d_ff), "b_2": np.zeros(d), "ln1_g": np.ones(d), "ln1_b": np.zeros(d)}
+        stack.append(p | {"ln2_g": np.ones(d), "ln2_b": np.zeros(d)})
+    x = r.normal(size=(6, d))
+    silent = stack[0] | {"W_O": np.zeros((d, d)), "W_2": np.zeros((d_ff, d)), "b_2": np.zeros(d)}
+    change = np.abs(block(x, silent, 2) - x).max()
+    ratio = np.sqrt(np.mean((block(10 * x, stack[0], 2) - 10 * x) ** 2) / np.mean((block(x, stack[0], 2) - x) ** 2))
+    sizes = [np.sqrt(np.mean(x**2))]
+    for p in stack:
+        x = block(x, p, 2)
+        sizes.append(np.sqrt(np.mean(x**2)))
+    print(f"  passes through: largest change {change:.2g}")
+    print(f"  writes at any scale: the stream 10 times larger, the block writes {ratio:.3g} times as much")
+    print("  depth: the stream's size after 0, 6, 12, 18, 24 blocks:", [float(f"{v:.3g}") for v in sizes[::6]])
+
+
+pieces = (check.ready(layer_norm, np.ones((1, 2)), np.ones(2), np.zeros(2)),)
+pieces += (check.ready(feed_forward, np.ones((1, 2)), np.ones((2, 3)), np.ones(3), np.ones((3, 2)), np.ones(2)),)
+if all(pieces):
+    print("the suspect block:")
+    probe(suspect_block)
+else:
+    print("The probe waits for exercises 1 and 2: the suspect uses your layer_norm and feed_forward.")
 
 
 # %% tags=["exercise"]
 def transformer_block(x, p, n_heads):
-    return ...  # your code: the shape of x
+    return ...  # your code: the block as it should be, the shape of x
 
 
 # %% [markdown]
 # <details><summary>Hint</summary>
+#
+# Line 2 normalises the stream itself, so nothing the block's input held survives it: "passes through"
+# fails. Line 1 lets attention read the raw stream, so what it writes grows with the stream and a deep
+# stack's stream grows by a factor per block (fix line 2 alone and the depth probe shows it). The pre-LN
+# block only ever *adds* to the stream, and each sub-layer reads a LayerNorm'd copy, `ln1` for attention and
+# `ln2` for the feed-forward layer:
 #
 # $$\begin{aligned} X_1 &= X + \operatorname{MHA}(\operatorname{LN}_1(X)), \\ X_2 &= X_1 + \operatorname{FFN}(\operatorname{LN}_2(X_1)). \end{aligned}$$
 #
@@ -208,10 +270,19 @@ def transformer_block(x, p, n_heads):
 #     return x + feed_forward(c, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
 # ```
 #
+# Passes through: the change is 0. Any scale: close to 1, since LayerNorm does not see the factor (not
+# exactly 1: $\varepsilon$, and the ReLU's bias $b_1$). Depth: the stream grows, but as a sum of 48 terms of
+# bounded size, not by a factor per block.
+#
 # </details>
 
 # %%
 check("transformer_block", transformer_block)
+
+# %%
+if check.ready(transformer_block, np.zeros((1, 2)), {n: np.zeros((2, 2)) for n in BLOCK_NAMES}, 1):
+    print("your block:")
+    probe(transformer_block)
 
 # %% [markdown]
 # ## 4. Predict: two sentences that start alike
@@ -245,11 +316,10 @@ check("prediction", prediction)
 # ## 5. The forward pass
 #
 # Write `forward_pass(params, tokens, n_heads)`: the logits of the next token at every position, shape
-# `tokens.shape + (V,)`, for `tokens` of shape $(n,)$ or a batch $(B, n)$, through every block of the model
-# (`n_blocks(params)` of them, one after the other on the same stream):
-#
-# * the stream starts as each token's row of $W_E$ plus the positional encoding of its position;
-# * after the last block, the final LayerNorm (`lnf_g`, `lnf_b`) and the unembedding $W_U$.
+# `tokens.shape + (V,)`, for `tokens` of shape $(n,)$ or a batch $(B, n)$, with the model of
+# [the chapter](https://transformer-math.github.io/mathematics-for-transformers/part-4/block/): sinusoidal
+# positions, every block of `params` in order, then the final LayerNorm and $W_U$. The hidden models have one,
+# two or three blocks and one, two or four heads; how many blocks, only the keys of `params` tell.
 
 
 # %% tags=["exercise"]
@@ -263,8 +333,9 @@ def forward_pass(params, tokens, n_heads):
 #
 # $$\begin{aligned} X^{(0)} &= W_E[t] + PE, \\ X^{(\ell+1)} &= \operatorname{Block}_\ell(X^{(\ell)}), \quad \ell = 0, \dots, L - 1, \\ Z &= \operatorname{LN}_f(X^{(L)})\, W_U . \end{aligned}$$
 #
-# `params["W_E"][tokens]` picks the rows, for a batch too; `positional_encoding(n, d)` has shape $(n, d)$
-# and broadcasts over a batch.
+# `params["W_E"][tokens]` picks the rows, for a batch too; `positional_encoding(n, d)` has shape $(n, d)$,
+# with $n$ the last axis of `tokens`, and broadcasts over a batch. Block $\ell \ge 1$ has the key
+# `f"h{ℓ}.W_Q"`: count them, and add block 0.
 #
 # </details>
 #
@@ -275,7 +346,8 @@ def forward_pass(params, tokens, n_heads):
 #     tokens = np.asarray(tokens)
 #     W_E = params["W_E"]
 #     x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])
-#     for layer in range(n_blocks(params)):
+#     n_layers = 1 + sum(name.endswith(".W_Q") for name in params)
+#     for layer in range(n_layers):
 #         x = transformer_block(x, block_params(params, layer), n_heads)
 #     return layer_norm(x, params["lnf_g"], params["lnf_b"]) @ params["W_U"]
 # ```

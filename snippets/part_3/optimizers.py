@@ -128,7 +128,7 @@ def minibatch_run(optimizer, lr, momentum=0.0, decay=False, steps=600, seed=0, b
     def loss(w):
         return 0.5 * np.mean((X @ w - y) ** 2)
 
-    w_best = np.linalg.lstsq(X, y, rcond=None)[0]  # the loss's exact minimum ("least squares")
+    w_best = np.linalg.lstsq(X, y, rcond=None)[0]  # NumPy's least-squares solver: the exact minimum
     w = np.zeros(10)
     opt = Adam([w], lr=lr) if optimizer == "adam" else SGD([w], lr=lr, momentum=momentum)
     excess = []

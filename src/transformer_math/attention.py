@@ -183,8 +183,8 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 def _attention(q, k, v, mask=None):
     """``scaled_dot_product_attention`` without the checks, for the model's inner calls.
 
-    The scores are computed as ``k @ q^T`` and used through a transposed view: each query's scores are then a
-    column in memory, and NumPy takes the maximum and the sum of columns several times faster than of rows.
+    The scores are computed as ``k @ q^T`` and transposed: the same numbers as ``q @ k^T``, laid out so
+    that NumPy takes each row's maximum and sum several times faster.
     """
     q = q / math.sqrt(q.shape[-1])  # scaled before the product: q is smaller than the scores
     scores = np.swapaxes(k @ np.swapaxes(q, -1, -2), -1, -2)  # (..., n_q, n_k): q k^T, stored as its transpose

@@ -38,9 +38,12 @@ def test_how_long_a_spike_stays_in_adams_averages():
     in_m = steps_above_one((1 - 0.9) * 100, 0.9)
     in_v = {b2: steps_above_one((1 - b2) * 100**2, b2) for b2 in (0.999, 0.95)}
     assert round(in_m) == 22 and round(in_v[0.999], -2) == 2300 and round(in_v[0.95], -1) == 120
-    assert says("schedules.md", "about 22 steps at $\\beta_1 = 0.9$")
-    assert says("schedules.md", "about 2,300 steps at the default $\\beta_2 = 0.999$")
-    assert says("schedules.md", "about 120 at GPT-3's 0.95")
+    assert says("schedules.md", "at the defaults $\\beta_1 = 0.9$, $\\beta_2 = 0.999$")
+    assert says("schedules.md", "until $0.9^t$ has shrunk it tenfold, about 22 steps")
+    assert says("schedules.md", "$(1 - \\beta_2)\\, 100^2 = 10$ times the usual $g^2$")
+    assert says("schedules.md", "which fades as $0.999^t$ and divides every step for about 2,300 steps")
+    assert round((1 - 0.95) * 100**2) == 500 and says("schedules.md", "$\\beta_2 = 0.95$ it enters as 500 times $g^2$")
+    assert says("schedules.md", "fades as $0.95^t$: about 120 steps")
     assert "about 2,300 steps at the default $\\beta_2 = 0.999$, 120 at $\\beta_2 = 0.95$" in " ".join(
         clip_grad_norm.__doc__.split()
     )

@@ -1,8 +1,11 @@
 r"""The checks of the lab "Train the tiny Transformer" (``docs/labs/train-transformer.py``).
 
-* ``make_example`` -- digits, the separator, the digits reversed: 1 to 6 digits, lists, tuples, arrays.
-* ``split`` -- a held-out split by a shuffled order: other sizes, other orders.
-* ``shift`` -- the inputs and the next-token targets of a batch of sequences.
+* ``make_datasets`` -- each row of digits made a sequence (the digits, the separator, the digits reversed), and
+  the sequences split by a shuffled order: 1 to 6 digits, lists of tuples, other orders, nothing to train on.
+* ``loss_at_start`` -- by hand: the loss of a model that gives every token the same probability.
+* ``loss_floor`` -- by hand: the lowest mean loss on sequences never seen, three of eight targets being random.
+* ``inputs_and_targets`` -- the inputs and the next-token targets of a batch of sequences, written after
+  diagnosing a training run whose loss falls below that floor.
 * ``answer_accuracy`` -- the fraction of answer digits predicted right, on untrained models (about one in
   five right) and on sequences whose answers are the model's own greedy ones (all right) with some changed.
 * ``prediction`` -- what one head, and no positional encoding, do to the held-out accuracy.
@@ -14,9 +17,8 @@ may call ``forward``, and nothing else of the library.
 Example
 -------
 >>> from transformer_math.labs.train_transformer import check
->>> check("make_example", lambda digits: list(digits) + [5] + list(digits))
-Wrong: make_example - case 1 of 8: digits = [3, 1, 4, 1]
-  the largest error is 3.0e+00, at index [6] (tolerance 0e+00)
+>>> check("loss_floor", 0.0)
+Wrong: loss_floor - 0.0000 is not it (to 4 decimals): a perfect model still cannot predict a digit drawn at random
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.labs.cases import Case
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
 from transformer_math.model import forward, init_params
 from transformer_math.sample import generate
 
@@ -34,37 +36,29 @@ SEP, VOCAB, N_HEADS = 5, 6, 2
 OWN = ("transformer_math.",)
 
 
-def example_cases(rng: np.random.Generator) -> list[Case]:
-    return [
-        Case(([3, 1, 4, 1],)),
-        Case(([0, 1, 2, 3],)),
-        Case(((4, 4, 0, 2),), about="a tuple"),
-        Case((rng.integers(0, 5, size=4),), about="an array"),
-        Case(([2],), about="one digit"),
-        Case((list(rng.integers(0, 5, size=6)),), about="six digits"),
-        Case(([1, 2, 3],), about="three digits"),
-    ]
-
-
-def reference_example(digits):
+def sequence(digits) -> list[int]:
     digits = [int(d) for d in digits]
     return digits + [SEP] + digits[::-1]
 
 
-def split_cases(rng: np.random.Generator) -> list[Case]:
-    def seqs(n):
-        return np.array([reference_example(rng.integers(0, 5, size=4)) for _ in range(n)])
+def datasets_cases(rng: np.random.Generator) -> list[Case]:
+    def digits(n, k):
+        return rng.integers(0, 5, size=(n, k))
 
     return [
-        Case((seqs(10), rng.permutation(10), 4)),
-        Case((seqs(7), rng.permutation(7), 6)),
-        Case((seqs(5), np.arange(5)[::-1].copy(), 2), about="the order reversed"),
-        Case((seqs(12), rng.permutation(12), 0), about="nothing to train on"),
+        Case((digits(10, 4), rng.permutation(10), 4)),
+        Case((digits(7, 1), rng.permutation(7), 3), about="one digit each"),
+        Case((digits(6, 6), rng.permutation(6), 5), about="six digits each"),
+        Case(([(3, 1, 4, 1), (0, 1, 2, 3), (4, 4, 0, 2)], [2, 0, 1], 2), about="a list of tuples"),
+        Case((digits(5, 3), np.arange(5)[::-1].copy(), 2), about="the order reversed"),
+        Case((digits(8, 4), rng.permutation(8), 0), about="nothing to train on"),
+        Case((digits(4, 2).tolist(), rng.permutation(4).tolist(), 4), about="lists, everything to train on"),
     ]
 
 
-def reference_split(seqs, order, n_train):
-    seqs = np.asarray(seqs)
+def reference_datasets(digits, order, n_train):
+    seqs = np.array([sequence(d) for d in digits]).reshape(len(digits), -1)
+    order = np.asarray(order, dtype=int)
     return seqs[order[:n_train]], seqs[order[n_train:]]
 
 
@@ -73,6 +67,7 @@ def shift_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.integers(0, 6, size=(3, 9)),)),
         Case((rng.integers(0, 6, size=(1, 5)),), about="one sequence"),
         Case((rng.integers(0, 6, size=(4, 2)),), about="sequences of two tokens"),
+        Case((rng.integers(0, 6, size=(2, 7)).tolist(),), about="a list"),
     ]
 
 
@@ -92,7 +87,7 @@ def greedy_answers(params, digits: np.ndarray) -> np.ndarray:
 
 def accuracy_cases(rng: np.random.Generator) -> list[Case]:
     digits = rng.integers(0, 5, size=(40, 4))
-    random_seqs = np.array([reference_example(d) for d in digits])
+    random_seqs = np.array([sequence(d) for d in digits])
     own = model(7)
     greedy = greedy_answers(own, digits[:20])
     changed = greedy.copy()
@@ -123,9 +118,9 @@ def compare_accuracy(got, expected, tol):
 
 def copy_cases(rng: np.random.Generator) -> list[Case]:
     def seqs(n):
-        return np.array([reference_example(rng.integers(0, 5, size=4)) for _ in range(n)])
+        return np.array([sequence(rng.integers(0, 5, size=4)) for _ in range(n)])
 
-    repeated = np.array([reference_example([2, 2, 2, 2]), reference_example([1, 2, 1, 2])])
+    repeated = np.array([sequence([2, 2, 2, 2]), sequence([1, 2, 1, 2])])
     return [Case((seqs(30),)), Case((repeated,), about="repeated digits"), Case((seqs(3).tolist(),), about="a list")]
 
 
@@ -137,16 +132,38 @@ def reference_copy(seqs):
 check = Checks(
     "train-transformer",
     {
-        "make_example": FunctionCheck(("digits",), example_cases, reference_example, tol=0.0, own=OWN),
-        "split": FunctionCheck(
-            ("seqs", "order", "n_train"),
-            split_cases,
-            reference_split,
+        "make_datasets": FunctionCheck(
+            ("digits", "order", "n_train"),
+            datasets_cases,
+            reference_datasets,
             tol=0.0,
             parts=("train_seqs", "test_seqs"),
             own=OWN,
         ),
-        "shift": FunctionCheck(("seqs",), shift_cases, reference_shift, tol=0.0, parts=("inputs", "targets"), own=OWN),
+        "loss_at_start": HandNumber(
+            "94c563c598cf6da69d2b2493",
+            slips={
+                "b366d6b54261da4fa4e5cdc6": "the separator is a token too: the model spreads its guess over six",
+                "e41bf8c20b181b49d4c11872": "that is in bits, the logarithm to base 2; the loss uses nats",
+                "525df21916b027b6af34eacd": "that is the logarithm to base 10; the loss uses the natural one",
+                "63f7f78d3c7748df0d7c08d1": "that is the probability; the loss is minus its logarithm",
+                "4a7dca7a5b4964c7b2feff18": "the loss is minus the logarithm: a positive number",
+            },
+        ),
+        "loss_floor": HandNumber(
+            "0b16c8ec631a526b49f197a8",
+            slips={
+                "27fa07357e1d58e91af84ef8": "a perfect model still cannot predict a digit drawn at random",
+                "b35f63cd2d0eb84d4a5d186d": "token 0 is no target: the first prediction is of token 1",
+                "04c9639fa549375a0fa270bf": "a model that has learned can rule out the separator where a digit comes",
+                "12b101b64636b37fc3655c09": "a sequence of nine tokens gives eight predictions",
+                "06bcdb3ffaa678381140c0ef": "the loss is the mean over all eight predictions, not one random digit's",
+                "b2c0e3aec1d51ce908870518": "that is in bits; the loss uses nats",
+            },
+        ),
+        "inputs_and_targets": FunctionCheck(
+            ("seqs",), shift_cases, reference_shift, tol=0.0, parts=("inputs", "targets"), own=OWN
+        ),
         "answer_accuracy": FunctionCheck(
             ("params", "seqs"),
             accuracy_cases,

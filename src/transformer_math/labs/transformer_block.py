@@ -1,12 +1,15 @@
 r"""The checks of the lab "The Transformer block" (``docs/labs/transformer-block.py``).
 
-* ``layer_norm`` -- each token's features re-centred and re-scaled, then $\gamma$ and $\beta$: one token, a
+* ``layer_norm`` -- each token's features brought to mean 0 and mean square 1 (the notebook states this goal, not
+  the formula), then $\gamma$ and $\beta$: one token, a
   sequence or a batch; widths 2 to 16; a constant token, a token of tiny spread where $\varepsilon$ matters, a
   token far from 0, another $\varepsilon$; lists and float32.
 * ``feed_forward`` -- $\operatorname{ReLU}(CW_1 + b_1)W_2 + b_2$ on every token.
-* ``transformer_block`` -- the pre-LN block, with the given multi-head attention: 1, 2 and 4 heads, a batch.
+* ``transformer_block`` -- the pre-LN block, written after diagnosing a wired-wrong one with the notebook's
+  probe: 1, 2 and 4 heads, a batch.
 * ``prediction`` -- whether two sentences that start alike get the same first row of logits.
-* ``forward_pass`` -- tokens to logits through $L = 1, 2, 3$ blocks, one sequence or a batch.
+* ``forward_pass`` -- tokens to logits through $L = 1, 2, 3$ blocks (counted from the model's keys), one sequence
+  or a batch.
 
 The references are the library's ``layer_norm``,
 ``block_forward`` and ``forward``, on models whose

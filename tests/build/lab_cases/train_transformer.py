@@ -4,57 +4,98 @@ from __future__ import annotations
 
 from tests.build.lab_cases import mistake, right
 
+DS = "def make_datasets(digits, order, n_train):\n"
+ORDERED = "    order = np.asarray(order)\n    return seqs[order[:n_train]], seqs[order[n_train:]]"
+SEQS = "    seqs = np.array([[*row, SEP, *row[::-1]] for row in map(list, digits)])\n"
+IT = "def inputs_and_targets(seqs):\n    seqs = np.asarray(seqs)\n"
 ACC = "def answer_accuracy(params, seqs):\n    seqs = np.asarray(seqs)\n    logits, _ = forward(params, seqs[:, :-1], n_heads=2)\n"
 
 MISTAKES = [
     mistake(
-        "make_example", "not reversed", "def make_example(digits):\n    return list(digits) + [SEP] + list(digits)"
-    ),
-    mistake("make_example", "no separator", "def make_example(digits):\n    return list(digits) + list(digits)[::-1]"),
-    mistake(
-        "make_example",
-        "reversed in place",
-        "def make_example(digits):\n    first = list(digits)\n    digits.reverse()\n    return first + [SEP] + list(digits)",
+        "make_datasets",
+        "not reversed",
+        DS + "    seqs = np.array([[*row, SEP, *row] for row in map(list, digits)])\n" + ORDERED,
     ),
     mistake(
-        "make_example",
-        "four digits, always",
-        "def make_example(digits):\n    d = list(digits)\n    return d[:4] + [SEP] + [d[3], d[2], d[1], d[0]]",
+        "make_datasets",
+        "the separator at the end",
+        DS + "    seqs = np.array([[*row, *row[::-1], SEP] for row in map(list, digits)])\n" + ORDERED,
     ),
     mistake(
-        "split",
+        "make_datasets",
+        "separator 4",
+        DS + "    seqs = np.array([[*row, 4, *row[::-1]] for row in map(list, digits)])\n" + ORDERED,
+    ),
+    mistake(
+        "make_datasets",
         "the order not used",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    return seqs[:n_train], seqs[n_train:]",
+        DS + SEQS + "    return seqs[:n_train], seqs[n_train:]",
     ),
     mistake(
-        "split",
-        "every sequence held out",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    return seqs[order[:n_train]], seqs[order]",
+        "make_datasets",
+        "the order sorted: the rows in their first order",
+        DS + SEQS + "    order = np.sort(order)\n    return seqs[order[:n_train]], seqs[order[n_train:]]",
     ),
     mistake(
-        "split",
-        "one off",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    return seqs[order[: n_train + 1]], seqs[order[n_train + 1 :]]",
+        "make_datasets",
+        "one off at the cut",
+        DS + SEQS + "    order = np.asarray(order)\n    return seqs[order[: n_train + 1]], seqs[order[n_train + 1 :]]",
     ),
     mistake(
-        "split",
-        "the order applied after the cut",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    return seqs[:n_train][order[:n_train] % max(n_train, 1)], seqs[n_train:]",
+        "make_datasets",
+        "train and test swapped",
+        DS + SEQS + "    order = np.asarray(order)\n    return seqs[order[n_train:]], seqs[order[:n_train]]",
     ),
     mistake(
-        "shift",
-        "the targets not shifted",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:, :-1], seqs[:, :-1]",
+        "make_datasets",
+        "its own shuffle",
+        DS
+        + SEQS
+        + "    order = np.random.default_rng(0).permutation(len(seqs))\n    return seqs[order[:n_train]], seqs[order[n_train:]]",
     ),
     mistake(
-        "shift",
-        "inputs and targets swapped",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:, 1:], seqs[:, :-1]",
+        "make_datasets",
+        "the indices returned, not the sequences",
+        DS + "    order = np.asarray(order)\n    return order[:n_train], order[n_train:]",
     ),
     mistake(
-        "shift",
-        "rows cut, not columns",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:-1], seqs[1:]",
+        "make_datasets",
+        "four digits, always",
+        DS
+        + "    seqs = np.array([[r[0], r[1], r[2], r[3], SEP, r[3], r[2], r[1], r[0]] for r in np.asarray(digits)])\n"
+        + ORDERED,
+    ),
+    mistake(
+        "make_datasets",
+        "the caller's rows reversed in place",
+        DS
+        + "    rows = [r if isinstance(r, list) else list(r) for r in digits]\n    seqs = []\n    for r in (np.asarray(digits) if isinstance(digits, np.ndarray) else rows):\n        first = list(r)\n        r[:] = r[::-1]\n        seqs.append(first + [SEP] + list(r))\n    seqs = np.array(seqs)\n"
+        + ORDERED,
+    ),
+    mistake("loss_at_start", "the five digits only", "loss_at_start = 1.6094\nloss_floor = 0.6035"),
+    mistake("loss_at_start", "in bits", "loss_at_start = 2.5850\nloss_floor = 0.6035"),
+    mistake("loss_at_start", "the probability, not the loss", "loss_at_start = 1 / 6\nloss_floor = 0.6035"),
+    mistake("loss_at_start", "the loss measured at step 0 of a run", "loss_at_start = 2.1565\nloss_floor = 0.6035"),
+    mistake("loss_floor", "a perfect model: 0", "loss_at_start = 1.7918\nloss_floor = 0.0"),
+    mistake("loss_floor", "token 0 counted as a target", "loss_at_start = 1.7918\nloss_floor = 4 / 8 * np.log(5)"),
+    mistake("loss_floor", "six choices for a random digit", "loss_at_start = 1.7918\nloss_floor = 3 / 8 * np.log(6)"),
+    mistake("loss_floor", "over nine positions", "loss_at_start = 1.7918\nloss_floor = 3 / 9 * np.log(5)"),
+    mistake("loss_floor", "one random digit's cost", "loss_at_start = 1.7918\nloss_floor = np.log(5)"),
+    mistake("inputs_and_targets", "the suspect's slices, unchanged", IT + "    return seqs[:, 1:], seqs[:, :-1]"),
+    mistake(
+        "inputs_and_targets",
+        "the suspect called",
+        "def inputs_and_targets(seqs):\n    return suspect_inputs_and_targets(seqs)",
+    ),
+    mistake("inputs_and_targets", "the targets not shifted", IT + "    return seqs[:, :-1], seqs[:, :-1]"),
+    mistake("inputs_and_targets", "cut along the batch axis", IT + "    return seqs[:-1], seqs[1:]"),
+    mistake(
+        "inputs_and_targets", "np.roll: the last target wraps around", IT + "    return seqs, np.roll(seqs, -1, axis=1)"
+    ),
+    mistake(
+        "inputs_and_targets",
+        "the last two tokens dropped from the inputs",
+        IT + "    return seqs[:, :-2], seqs[:, 1:-1]",
     ),
     mistake(
         "answer_accuracy",
@@ -104,19 +145,24 @@ MISTAKES = [
 
 RIGHT = [
     right(
-        "make_example",
-        "a loop",
-        "def make_example(digits):\n    tokens = [int(d) for d in digits] + [SEP]\n    for d in reversed(list(digits)):\n        tokens.append(int(d))\n    return tokens",
+        "make_datasets",
+        "a loop, and np.take",
+        DS
+        + "    seqs = []\n    for row in digits:\n        row = [int(d) for d in row]\n        seqs.append(row + [SEP] + list(reversed(row)))\n    order = np.asarray(order, dtype=int)\n    return np.take(np.array(seqs), order[:n_train], axis=0), np.take(np.array(seqs), order[n_train:], axis=0)",
     ),
     right(
-        "split",
-        "np.take",
-        "def split(seqs, order, n_train):\n    return np.take(seqs, order[:n_train], axis=0), np.take(seqs, order[n_train:], axis=0)",
+        "make_datasets",
+        "the order applied to the digits first, then concatenated",
+        DS
+        + "    d = np.asarray(digits)[np.asarray(order)]\n    seqs = np.concatenate([d, np.full((len(d), 1), SEP), d[:, ::-1]], axis=1)\n    return seqs[:n_train], seqs[n_train:]",
     ),
+    right("loss_at_start", "computed with np.log", "loss_at_start = np.log(6)\nloss_floor = 3 * np.log(5) / 8"),
+    right("loss_floor", "rounded the other way", "loss_at_start = 1.7917\nloss_floor = 0.6036"),
+    right("inputs_and_targets", "np.delete", IT + "    return np.delete(seqs, -1, axis=1), np.delete(seqs, 0, axis=1)"),
     right(
-        "shift",
-        "np.delete",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return np.delete(seqs, -1, axis=1), np.delete(seqs, 0, axis=1)",
+        "inputs_and_targets",
+        "a list of pairs, then arrays",
+        "def inputs_and_targets(seqs):\n    pairs = [(list(s[:-1]), list(s[1:])) for s in np.asarray(seqs)]\n    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])",
     ),
     right(
         "answer_accuracy",
@@ -134,82 +180,6 @@ RIGHT = [
 # An outside instructor's attempts, each written without the reference solution in view: the mistakes
 # learners make (and routes around the exercise), and other right answers.
 MISTAKES += [
-    mistake(
-        "make_example", "not reversed", "def make_example(digits):\n    return list(digits) + [SEP] + list(digits)"
-    ),
-    mistake(
-        "make_example",
-        ".reverse() changes the caller's list",
-        "def make_example(digits):\n    d = digits if isinstance(digits, list) else list(digits)\n    first = list(d)\n    d.reverse()\n    return first + [SEP] + d",
-    ),
-    mistake(
-        "make_example",
-        "list + for a tuple or an array",
-        "def make_example(digits):\n    return digits + [SEP] + digits[::-1]",
-    ),
-    mistake(
-        "make_example",
-        "separator at the end",
-        "def make_example(digits):\n    d = list(digits)\n    return d + d[::-1] + [SEP]",
-    ),
-    mistake(
-        "make_example",
-        "hard-coded four digits",
-        "def make_example(digits):\n    d = [int(x) for x in digits][:4]\n    return d + [SEP] + [d[3], d[2], d[1], d[0]] if len(d) == 4 else d + [SEP] + d[::-1]",
-    ),
-    mistake(
-        "make_example",
-        "separator 4",
-        "def make_example(digits):\n    d = [int(x) for x in digits]\n    return d + [4] + d[::-1]",
-    ),
-    mistake(
-        "split",
-        "ignores the order",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    return seqs[:n_train], seqs[n_train:]",
-    ),
-    mistake(
-        "split",
-        "off by one",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    return seqs[order[:n_train]], seqs[order[n_train + 1:]]",
-    ),
-    mistake(
-        "split",
-        "reshuffles with its own generator",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    o = np.random.default_rng(0).permutation(len(seqs))\n    return seqs[o[:n_train]], seqs[o[n_train:]]",
-    ),
-    mistake(
-        "split",
-        "the order's values as a cut (order sorted)",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    o = np.sort(order)\n    return seqs[o[:n_train]], seqs[o[n_train:]]",
-    ),
-    mistake(
-        "split",
-        "returns the indices",
-        "def split(seqs, order, n_train):\n    return np.asarray(order[:n_train]), np.asarray(order[n_train:])",
-    ),
-    mistake(
-        "split",
-        "test and train swapped",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    return seqs[order[n_train:]], seqs[order[:n_train]]",
-    ),
-    mistake(
-        "shift", "along the batch axis", "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:-1], seqs[1:]"
-    ),
-    mistake(
-        "shift",
-        "inputs and targets swapped",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:, 1:], seqs[:, :-1]",
-    ),
-    mistake(
-        "shift",
-        "np.roll (wraps around)",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return seqs, np.roll(seqs, -1, axis=1)",
-    ),
-    mistake(
-        "shift",
-        "targets the same as inputs",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:, :-1], seqs[:, :-1]",
-    ),
     mistake(
         "answer_accuracy",
         "every position",
@@ -269,26 +239,6 @@ MISTAKES += [
     mistake("copy_any_digit", "theoretical 0.4, not measured", "def copy_any_digit(seqs):\n    return 0.4"),
 ]
 RIGHT += [
-    right(
-        "make_example",
-        "tuple and reversed()",
-        "def make_example(digits):\n    d = tuple(int(x) for x in digits)\n    return list(d) + [SEP] + list(reversed(d))",
-    ),
-    right(
-        "make_example",
-        "an array returned",
-        "def make_example(digits):\n    d = np.asarray(digits)\n    return np.concatenate([d, [SEP], d[::-1]])",
-    ),
-    right(
-        "split",
-        "np.take",
-        "def split(seqs, order, n_train):\n    seqs = np.asarray(seqs)\n    order = np.asarray(order)\n    return np.take(seqs, order[:n_train], axis=0), np.take(seqs, order[n_train:], axis=0)",
-    ),
-    right(
-        "shift",
-        "np.delete",
-        "def shift(seqs):\n    seqs = np.asarray(seqs)\n    return np.delete(seqs, -1, axis=1), np.delete(seqs, 0, axis=1)",
-    ),
     right(
         "answer_accuracy",
         "loop over the four answer positions",

@@ -11,7 +11,9 @@ FFN = "feed_forward({}, p['W_1'], p['b_1'], p['W_2'], p['b_2'])"
 LN1, LN2 = "layer_norm({}, p['ln1_g'], p['ln1_b'])", "layer_norm({}, p['ln2_g'], p['ln2_b'])"
 FWD = "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n"
 X0 = "    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n"
-BLOCKS = "    for layer in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, layer), n_heads)\n"
+BLOCKS = "    for layer in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, layer), n_heads)\n"
+SUSPECT_1 = f"    x = x + {ATT.format('x')}\n"
+SUSPECT_2 = f"    x = {LN2.format('x')}\n    return x + {FFN.format('x')}"
 OUT = "    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']"
 
 MISTAKES = [
@@ -56,6 +58,17 @@ MISTAKES = [
         "layer_norm",
         "the library's",
         "from transformer_math.stats import layer_norm as ln\n\n\ndef layer_norm(x, gamma, beta, eps=1e-5):\n    return ln(x, gamma, beta, eps=eps)",
+    ),
+    mistake(
+        "layer_norm",
+        "no centring (an RMSNorm): a shift of the token changes the output",
+        LN + "    return gamma * x / np.sqrt((x**2).mean(-1, keepdims=True) + eps) + beta",
+    ),
+    mistake(
+        "layer_norm",
+        "divided by the range: shift- and scale-free, but not mean square 1",
+        LN
+        + "    c = x - x.mean(-1, keepdims=True)\n    s = x.max(-1, keepdims=True) - x.min(-1, keepdims=True)\n    return gamma * c / np.sqrt(s**2 + eps) + beta",
     ),
     mistake(
         "feed_forward",
@@ -111,7 +124,39 @@ MISTAKES = [
         "the library's block",
         "from transformer_math.block import block_forward\n\n\n" + BLOCK + "    return block_forward(p, x, n_heads)[0]",
     ),
+    mistake("transformer_block", "the suspect block as it was", BLOCK + SUSPECT_1 + SUSPECT_2),
+    mistake(
+        "transformer_block",
+        "only the stream's LayerNorm fixed: attention still reads the raw stream",
+        BLOCK + SUSPECT_1 + f"    return x + {FFN.format(LN2.format('x'))}",
+    ),
+    mistake(
+        "transformer_block",
+        "only attention's input fixed: the stream still normalised",
+        BLOCK + f"    x = x + {ATT.format(LN1.format('x'))}\n" + SUSPECT_2,
+    ),
+    mistake(
+        "transformer_block",
+        "the suspect block called",
+        BLOCK + "    return suspect_block(x, p, n_heads)",
+    ),
     mistake("prediction", "a word not offered", 'prediction = "yes"'),
+    mistake(
+        "forward_pass",
+        "the prefixed blocks counted, block 0 forgotten in the count",
+        FWD
+        + X0
+        + "    for layer in range(sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, layer), n_heads)\n"
+        + OUT,
+    ),
+    mistake(
+        "forward_pass",
+        "block 0 skipped",
+        FWD
+        + X0
+        + "    for layer in range(1, 1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, layer), n_heads)\n"
+        + OUT,
+    ),
     mistake("forward_pass", "no final LayerNorm", FWD + X0 + BLOCKS + "    return x @ params['W_U']"),
     mistake("forward_pass", "no positions", FWD + "    x = W_E[tokens]\n" + BLOCKS + OUT),
     mistake(
@@ -132,7 +177,7 @@ MISTAKES = [
         "block 0's arrays in every block",
         FWD
         + X0
-        + "    for layer in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, 0), n_heads)\n"
+        + "    for layer in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, 0), n_heads)\n"
         + OUT,
     ),
     mistake(
@@ -153,6 +198,12 @@ RIGHT = [
         "the standard deviation, computed by hand",
         LN
         + "    centred = x - x.sum(axis=-1, keepdims=True) / x.shape[-1]\n    spread = np.sqrt((centred**2).mean(axis=-1, keepdims=True) + eps)\n    return centred / spread * gamma + beta",
+    ),
+    right(
+        "layer_norm",
+        "the spread as the standard deviation, then sqrt(s**2 + eps) as the text puts it",
+        LN
+        + "    s = x.std(axis=-1, keepdims=True)\n    return gamma * (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(s**2 + eps) + beta",
     ),
     right(
         "feed_forward",
@@ -305,7 +356,7 @@ MISTAKES += [
     mistake(
         "forward_pass",
         "no positions",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens]\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens]\n    for l in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
     ),
     mistake(
         "forward_pass",
@@ -315,27 +366,27 @@ MISTAKES += [
     mistake(
         "forward_pass",
         "every layer uses block 0's arrays",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, 0), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, 0), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
     ),
     mistake(
         "forward_pass",
         "no final LayerNorm",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return x @ params['W_U']",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return x @ params['W_U']",
     ),
     mistake(
         "forward_pass",
         "tied unembedding W_E.T",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ W_E.T",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ W_E.T",
     ),
     mistake(
         "forward_pass",
         "positions of length tokens.shape[0] (a batch breaks)",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[0], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[0], W_E.shape[1])\n    for l in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
     ),
     mistake(
         "forward_pass",
         "blocks in reverse order",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in reversed(range(n_blocks(params))):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in reversed(range(1 + sum(k.endswith('.W_Q') for k in params))):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
     ),
     mistake(
         "forward_pass",
@@ -345,7 +396,7 @@ MISTAKES += [
     mistake(
         "forward_pass",
         "softmax of the logits returned",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(n_blocks(params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']\n    e = np.exp(z - z.max(-1, keepdims=True)); return e / e.sum(-1, keepdims=True)",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = W_E[tokens] + positional_encoding(tokens.shape[-1], W_E.shape[1])\n    for l in range(1 + sum(k.endswith('.W_Q') for k in params)):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']\n    e = np.exp(z - z.max(-1, keepdims=True)); return e / e.sum(-1, keepdims=True)",
     ),
 ]
 RIGHT += [
@@ -378,6 +429,6 @@ RIGHT += [
     right(
         "forward_pass",
         "positions via a loop of blocks, with np.take",
-        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = np.take(W_E, tokens, axis=0) + positional_encoding(tokens.shape[-1], W_E.shape[-1])\n    L = n_blocks(params)\n    for l in range(L):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
+        "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = np.take(W_E, tokens, axis=0) + positional_encoding(tokens.shape[-1], W_E.shape[-1])\n    L = len(params) // 12  # 12 arrays a block, and 4 more\n    for l in range(L):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
     ),
 ]
