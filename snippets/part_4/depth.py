@@ -81,7 +81,7 @@ def induction_run(n_layers=2, seed=0):
     """AdamW (only the matrices decay) on BATCH fresh repeated sequences a step, their period drawn anew from
     5 to 10, in float32. Returns the trained parameters and, at every step of CHECKPOINTS, the two copies'
     losses on TEST test sequences of period EVAL_T, the attention weights of every layer on the first of
-    them, and a copy of the parameters. `seed` draws the initial weights and the training sequences."""
+    them, and a copy of the parameters."""
     params = init_params(n_layers=n_layers, **dict(SIZES, seed=seed))
     params = {name: w.astype(np.float32) for name, w in params.items()}  # float32, as models are trained
     names = list(params)

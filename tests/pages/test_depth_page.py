@@ -42,4 +42,4 @@ def test_the_token_match_forms_between_the_steps_the_page_names_over_five_seeds(
         _, history = depth.induction_run(n_layers=2, seed=seed)
         formed.append(next(step for step in depth.CHECKPOINTS if induction(history[step][3], inputs) >= 0.5))
     assert depth.CHECKPOINTS[1] == 25 and min(formed) == formed[0]  # "seed 0's the earliest"
-    assert says(f"lies between steps {min(formed)} and {max(formed)}, seed 0's the earliest")
+    assert says(f"on the stripe at steps {min(formed)} to {max(formed)} (checked every 25), seed 0 first")
