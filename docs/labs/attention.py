@@ -9,18 +9,18 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 25
+#     minutes: 45
 #     difficulty: 2
-#     path: true
+#     path: false
 # ---
 
 # %% [markdown]
 # # Lab: attention by hand
 #
-# **About 25 minutes · difficulty 2 of 3 (standard)** · after
+# **About 45 minutes · difficulty 2 of 3 (standard)** · after
 # [Attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/attention/) and
 # [Multi-head attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/multi-head/);
-# on the one-day path
+# practice, off the one-day path, for [your own GPT](https://transformer-math.github.io/mathematics-for-transformers/labs/your-own-gpt/)
 #
 # Each token of a sequence asks a question (its query), offers a label (its key) and carries a content
 # (its value), all three made from its embedding by a matrix: $Q = XW_Q$, $K = XW_K$, $V = XW_V$. Every

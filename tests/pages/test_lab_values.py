@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from tools.labs import exercises, solution
+from transformer_math.data import load_run
 from transformer_math.labs import adam, attention, backward_passes, cross_entropy, matrix_operations, train_transformer
 from transformer_math.labs.runner import Checks
 from transformer_math.softmax import softmax
@@ -115,6 +116,12 @@ def test_the_attention_backward_reference_is_the_slope_of_attention(mask, lead):
     np.testing.assert_allclose(dV, numerical_gradient(lambda v: loss(Q, K, v), V), atol=1e-7)
 
 
+def stored_writer_run(size: str, budget: int) -> str:
+    """How the capstone quotes a run of the page "A model that writes": its loss, steps and CPU minutes."""
+    run = next(r for r in load_run("shakespeare-gpt")["runs"] if (r["size"], r["budget"]) == (size, budget))
+    return f"{run['val_loss']:.3f}", f"{run['steps']:,} steps", f"{run['cpu_seconds'] / 60:.1f} minutes"
+
+
 def test_the_numbers_the_labs_prose_states():
     """Each number a lab's prose or solution states, recomputed, as it is written there."""
     text = {lab.stem: lab.read_text(encoding="utf-8") for lab in LABS.glob("*.py")}
@@ -130,9 +137,16 @@ def test_the_numbers_the_labs_prose_states():
             "adam",
             f"$m / \\sqrt v = {0.2 / math.sqrt(0.004):.3f}$, and the step is ${0.1 * 0.2 / math.sqrt(0.004):.4f}$",
         ),
+        (
+            "adam",
+            f"$1 - 0.9^t$ is within 1 % of 1 after {math.ceil(math.log(0.01) / math.log(0.9))} steps, $1 - 0.999^t$"
+            f" only after {math.ceil(math.log(0.01) / math.log(0.999)):,}",
+        ),
         ("train-transformer", f"$\\frac{{3}}{{8}} \\ln 5 = {3 / 8 * math.log(5):.2f}$"),
         ("train-transformer", f"$\\frac14 + \\frac34 \\cdot \\frac15 = {1 / 4 + 3 / 4 / 5:.1f}$"),
         ("backward-passes", "$\\operatorname{softmax}(z) = (0.2, 0.6, 0.2)$"),
+        ("your-own-gpt", "{} nats per character after {} and {}".format(*stored_writer_run("2 x 64", 4))),
+        ("your-own-gpt", "width 128 reach {} after {} and {}".format(*stored_writer_run("4 x 128", 15))),
     ]
     for lab, phrase in stated:
         assert phrase.replace("\n", " ") in " ".join(line.lstrip("# ") for line in text[lab].splitlines()), (

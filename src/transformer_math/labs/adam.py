@@ -2,10 +2,14 @@ r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
 
 * ``m_after_steps`` -- the running average $m$ after $t$ steps of one constant gradient, in closed form: the
   learner's code may run at most 200 Python steps a case, and one case has $t = 1000$, so a loop does not pass.
-* ``uncorrected_first_step`` -- Adam's first step without bias correction, by hand (a hash).
+* ``unbias`` -- the bias correction, derived from that closed form: $m / (1 - \beta^t)$, for betas from 0 to
+  0.999 and steps from 1 to 5000.
 * ``adam_step`` -- one step of Adam from any state: steps 1, 2, 10 and 1000, gradients from $10^{-4}$ to
   $10^{3}$, other learning rates, betas and epsilons, scalars, vectors and matrices, lists and float32.
-* ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5.
+* ``uncorrected_first_step`` -- Adam's first step without bias correction, by hand (a hash).
+* ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5, and
+  entries whose gradients are 10^6 apart in scale; a decay added to the gradient (Adam with an L2 term) is named
+  as such.
 * ``prediction`` -- which of Adam with an L2 term and AdamW shrinks an unused weight more.
 
 The references are the library's ``Adam`` and ``AdamW``,
@@ -24,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.labs.cases import Case
+from transformer_math.labs.diagnose import compare_parts
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
 from transformer_math.optim import Adam, AdamW
 
@@ -42,6 +47,17 @@ def m_cases(rng: np.random.Generator) -> list[Case]:
         Case((1.5, 0.0, 4), about="beta1 = 0: no memory"),
         Case((np.array([[1.0, -2.0], [0.5, 3.0]]), 0.9, 1000), about="t = 1000"),
         Case((3.0, 0.95, 12)),
+    ]
+
+
+def unbias_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case((0.2, 0.9, 1), about="the first step"),
+        Case((rng.normal(size=3), 0.9, 10)),
+        Case((rng.normal(size=(2, 3)) * 1e-3, 0.999, 5000), about="beta 0.999, step 5000"),
+        Case((np.array([1.5, -0.5]), 0.0, 3), about="beta = 0: no memory"),
+        Case((rng.normal(size=4).tolist(), 0.5, 2), about="a list"),
+        Case((rng.normal(size=2).astype(np.float32), 0.99, 7), about="float32", tol=1e-6),
     ]
 
 
@@ -85,6 +101,11 @@ def adamw_cases(rng: np.random.Generator) -> list[Case]:
         Case(state(rng, (3,), t=2), {"weight_decay": 0.0}, about="no decay: Adam itself"),
         Case(state(rng, (2,), scale=50.0, t=20), {"weight_decay": 0.1, "beta1": 0.5}, about="other settings"),
         Case(tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in state(rng, (3,), t=3)), about="lists"),
+        Case(
+            (np.array([2.0, 2.0]), np.array([1e3, 1e-3]), np.zeros(2), np.zeros(2), 1),
+            {"weight_decay": 0.5},
+            about="two weights alike, their gradients 10^6 apart in scale",
+        ),
     ]
 
 
@@ -94,6 +115,23 @@ def reference_adamw(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, bet
     optimizer.m, optimizer.v, optimizer.t = [m], [v], t - 1
     optimizer.step([g])
     return theta, m, v
+
+
+def adam_with_l2(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
+    """Adam with the decay added to the gradient, the mistake AdamW corrects."""
+    theta, g = np.array(theta, dtype=float), np.asarray(g, dtype=float)
+    return reference_adam(theta, g + weight_decay * theta, m, v, t, lr, beta1, beta2, eps)
+
+
+def compare_adamw(got, expected, tol):
+    """AdamW's comparison, which names the decay added to the gradient when that is what the result is."""
+    lines = compare_parts(got, expected[0], ("theta", "m", "v"), tol=tol, rtol=1e-7)
+    if lines and not compare_parts(got, expected[1], ("theta", "m", "v"), tol=tol, rtol=1e-7):
+        lines.append(
+            "that is Adam with the decay added to the gradient: Adam divides it by sqrt(v_hat) with the rest, so"
+            " how much a weight shrinks depends on its gradients; keep the decay out of m and v"
+        )
+    return lines
 
 
 check = Checks(
@@ -107,6 +145,14 @@ check = Checks(
             rtol=1e-9,
             own=OWN,
             budget=CLOSED_FORM_STEPS,
+        ),
+        "unbias": FunctionCheck(
+            ("m", "beta", "t"),
+            unbias_cases,
+            lambda m, beta, t: np.asarray(m, dtype=float) / (1 - beta**t),
+            tol=1e-9,
+            rtol=1e-9,
+            own=OWN,
         ),
         "uncorrected_first_step": HandNumber(
             "9b00693139404dc16af54613",
@@ -129,11 +175,10 @@ check = Checks(
         "adamw_step": FunctionCheck(
             ("theta", "g", "m", "v", "t"),
             adamw_cases,
-            reference_adamw,
+            lambda *args, **kwargs: (reference_adamw(*args, **kwargs), adam_with_l2(*args, **kwargs)),
             tol=1e-9,
-            rtol=1e-7,
-            parts=("theta", "m", "v"),
             own=OWN,
+            compare_with=compare_adamw,
         ),
         "prediction": Choice(("adam + l2", "adamw")),
     },

@@ -2,10 +2,9 @@ r"""The checks of the capstone lab "Your own GPT" (``docs/labs/your-own-gpt.py``
 
 The learner's pieces, each on hidden cases against the library, with no call to the library allowed:
 
-* the pieces of earlier labs, checked as there: ``layer_norm``, ``attention``, ``cross_entropy``,
+* the pieces the off-path labs drill too, checked as there: ``layer_norm``, ``attention``, ``cross_entropy``,
   ``ce_backward``, ``layer_norm_backward``, ``attention_backward``, ``adamw_step``;
 * ``embed`` -- token embeddings plus learned positions, one sequence or a batch;
-* ``feed_forward`` -- as in the Transformer block lab;
 * ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design;
 * ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads;
 * ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
@@ -253,7 +252,6 @@ check = Checks(
         "attention_backward": earlier(backward_passes, "attention_backward"),
         "adamw_step": earlier(adam, "adamw_step"),
         "embed": FunctionCheck(("params", "tokens"), embed_cases, reference_embed, **TOL, own=OWN),
-        "feed_forward": earlier(transformer_block, "feed_forward"),
         "block_forward": FunctionCheck(
             ("x", "p", "n_heads"),
             block_cases,

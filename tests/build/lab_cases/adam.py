@@ -9,6 +9,7 @@ ADAM = "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-
 MV = "    m = beta1 * m + (1 - beta1) * g\n    v = beta2 * v + (1 - beta2) * g**2\n"
 HAT = "    m_hat = m / (1 - beta1**t)\n    v_hat = v / (1 - beta2**t)\n"
 STEP = "    return theta - lr * m_hat / (np.sqrt(v_hat) + eps), m, v"
+U = "def unbias(m, beta, t):\n    m = np.asarray(m, dtype=float)\n"
 W = "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta = np.asarray(theta, dtype=float)\n"
 
 MISTAKES = [
@@ -16,6 +17,19 @@ MISTAKES = [
     mistake("m_after_steps", "g (1 - beta)^t", M + "    return g * (1 - beta1) ** t"),
     mistake("m_after_steps", "t steps of (1 - beta) g", M + "    return g * (1 - beta1) * t"),
     mistake("m_after_steps", "one step too many", M + "    return g * (1 - beta1 ** (t + 1))"),
+    mistake("unbias", "divides by 1 - beta, the first step's factor", U + "    return m / (1 - beta)"),
+    mistake("unbias", "multiplies by the factor instead of dividing", U + "    return m * (1 - beta**t)"),
+    mistake(
+        "unbias", "the factor of step t - 1 (infinite at the first step)", U + "    return m / (1 - beta ** (t - 1))"
+    ),
+    mistake("unbias", "the factor of step t + 1", U + "    return m / (1 - beta ** (t + 1))"),
+    mistake("unbias", "divides by beta^t", U + "    return m / beta**t"),
+    mistake("unbias", "beta hard-coded to 0.9", U + "    return m / (1 - 0.9**t)"),
+    mistake(
+        "unbias",
+        "in place on the caller's array",
+        "def unbias(m, beta, t):\n    m = np.asarray(m)\n    m /= 1 - beta**t\n    return m",
+    ),
     mistake("uncorrected_first_step", "the corrected step", "uncorrected_first_step = 0.1"),
     mistake("uncorrected_first_step", "v without its square root", "uncorrected_first_step = 0.1 * 0.2 / 0.004"),
     mistake("uncorrected_first_step", "without the learning rate", "uncorrected_first_step = 0.2 / np.sqrt(0.004)"),
@@ -90,6 +104,8 @@ RIGHT = [
         "the geometric sum, vectorised",
         M + "    return (1 - beta1) * g * np.sum(beta1 ** np.arange(t))",
     ),
+    right("unbias", "the factor as a geometric sum", U + "    return m / ((1 - beta) * np.sum(beta ** np.arange(t)))"),
+    right("unbias", "np.power and a reciprocal", U + "    return m * np.reciprocal(1.0 - np.power(beta, t))"),
     right(
         "uncorrected_first_step", "the general formula", "uncorrected_first_step = 0.1 * (1 - 0.9) / np.sqrt(1 - 0.999)"
     ),

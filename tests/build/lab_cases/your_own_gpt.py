@@ -1,5 +1,5 @@
-"""Your own GPT: the typical mistakes and other right answers. The pieces of the first exercise are changed one
-at a time, by code appended to the solution (a later definition replaces the earlier one)."""
+"""Your own GPT: the typical mistakes and other right answers. A piece in a cell with another (the loss and its
+gradient) is changed by code appended to the solution (a later definition replaces the earlier one)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ BF_TAIL = (
     "    x2 = x1 + r @ p['W_2'] + p['b_2']\n"
     "    return x2, {'x': x, 'a': a, 'q': q, 'k': k, 'v': v, 'mask': mask, 'o': o, 'x1': x1, 'c': c, 'u': u, 'r': r}"
 )
+FF = "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum(C @ W_1 + b_1, 0.0) @ W_2 + b_2\n\n\n"
 HEADS_OUT = "    o = merge_heads(attention(q, k, v, mask))\n"
 GF = "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n"
 GF_BLOCKS = "    blocks = []\n    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append(block_cache)\n"
@@ -72,12 +73,6 @@ MISTAKES = [
         "layer_norm",
         "over the tokens",
         "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n    return gamma * (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) + beta",
-        append=True,
-    ),
-    mistake(
-        "feed_forward",
-        "the ReLU after W_2",
-        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
         append=True,
     ),
     mistake(
@@ -160,12 +155,14 @@ MISTAKES = [
     mistake(
         "block_forward",
         "post-LN",
-        "def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    q, k, v = (split_heads(x @ p[name], n_heads) for name in ('W_Q', 'W_K', 'W_V'))\n    x1 = layer_norm(x + merge_heads(attention(q, k, v, mask)) @ p['W_O'], p['ln1_g'], p['ln1_b'])\n    x2 = layer_norm(x1 + feed_forward(x1, p['W_1'], p['b_1'], p['W_2'], p['b_2']), p['ln2_g'], p['ln2_b'])\n    return x2, {}",
+        FF
+        + "def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    q, k, v = (split_heads(x @ p[name], n_heads) for name in ('W_Q', 'W_K', 'W_V'))\n    x1 = layer_norm(x + merge_heads(attention(q, k, v, mask)) @ p['W_O'], p['ln1_g'], p['ln1_b'])\n    x2 = layer_norm(x1 + feed_forward(x1, p['W_1'], p['b_1'], p['W_2'], p['b_2']), p['ln2_g'], p['ln2_b'])\n    return x2, {}",
     ),
     mistake(
         "block_forward",
         "the output alone, no cache",
-        BF
+        FF
+        + BF
         + HEADS_OUT
         + "    x1 = x + o @ p['W_O']\n    return x1 + feed_forward(layer_norm(x1, p['ln2_g'], p['ln2_b']), p['W_1'], p['b_1'], p['W_2'], p['b_2'])",
     ),
@@ -322,12 +319,6 @@ RIGHT = [
         append=True,
     ),
     right(
-        "feed_forward",
-        "the ReLU as a mask",
-        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    u = np.asarray(C) @ W_1 + b_1\n    return (u * (u > 0)) @ W_2 + b_2",
-        append=True,
-    ),
-    right(
         "cross_entropy",
         "logaddexp",
         "def cross_entropy(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n    return float(np.mean(np.logaddexp.reduce(z, axis=-1) - np.sum(np.eye(z.shape[-1])[t] * z, axis=-1)))",
@@ -421,10 +412,14 @@ MISTAKES += [
         append=True,
     ),
     mistake(
-        "feed_forward",
-        "piece: feed_forward without b_2",
-        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum(C @ W_1 + b_1, 0.0) @ W_2",
-        append=True,
+        "block_forward",
+        "the feed-forward layer without b_2",
+        BF + HEADS_OUT + BF_TAIL.replace(" + p['b_2']", ""),
+    ),
+    mistake(
+        "block_forward",
+        "the ReLU after W_2",
+        BF + HEADS_OUT + BF_TAIL.replace("r @ p['W_2'] + p['b_2']", "np.maximum(u @ p['W_2'] + p['b_2'], 0.0)"),
     ),
     mistake(
         "attention",
@@ -661,7 +656,8 @@ RIGHT += [
     right(
         "block_forward",
         "heads in a loop, no split_heads",
-        "def block_forward(x, p, n_heads):\n    n, d = x.shape[-2], x.shape[-1]; dh = d // n_heads\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p['ln1_g'], p['ln1_b'])\n    q, k, v = a @ p['W_Q'], a @ p['W_K'], a @ p['W_V']\n    o = np.concatenate([attention(q[..., h*dh:(h+1)*dh], k[..., h*dh:(h+1)*dh], v[..., h*dh:(h+1)*dh], mask) for h in range(n_heads)], -1)\n    x1 = x + o @ p['W_O']\n    c = layer_norm(x1, p['ln2_g'], p['ln2_b'])\n    u = c @ p['W_1'] + p['b_1']\n    return x1 + feed_forward(c, p['W_1'], p['b_1'], p['W_2'], p['b_2']), {'x': x, 'a': a, 'o': o, 'x1': x1, 'c': c, 'u': u}",
+        FF
+        + "def block_forward(x, p, n_heads):\n    n, d = x.shape[-2], x.shape[-1]; dh = d // n_heads\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = layer_norm(x, p['ln1_g'], p['ln1_b'])\n    q, k, v = a @ p['W_Q'], a @ p['W_K'], a @ p['W_V']\n    o = np.concatenate([attention(q[..., h*dh:(h+1)*dh], k[..., h*dh:(h+1)*dh], v[..., h*dh:(h+1)*dh], mask) for h in range(n_heads)], -1)\n    x1 = x + o @ p['W_O']\n    c = layer_norm(x1, p['ln2_g'], p['ln2_b'])\n    u = c @ p['W_1'] + p['b_1']\n    return x1 + feed_forward(c, p['W_1'], p['b_1'], p['W_2'], p['b_2']), {'x': x, 'a': a, 'o': o, 'x1': x1, 'c': c, 'u': u}",
     ),
     right(
         "gpt_forward",
