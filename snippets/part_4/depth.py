@@ -87,8 +87,6 @@ def induction_run(n_layers=2, seed=0):
     names = list(params)
     optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)
     rng = np.random.default_rng(seed)
-
-
     test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     history = {}
     for step in range(STEPS + 1):
