@@ -84,3 +84,34 @@ def test_counts_after_three_characters_lose_to_counts_after_one_held_out():
         "part-2/information.md",
         f"lose {best[3]:.2f} nats per character on text they were not fitted to, counts after one character {best[1]:.2f}",
     )
+
+
+def test_the_fables_held_out_losses_carry_their_standard_errors():
+    from snippets.part_2.practice import fables_setup
+    from transformer_math.softmax import softmax
+
+    text, vocab, V, x, y, x_held, y_held, counts = fables_setup()
+    n = counts.sum(axis=1, keepdims=True)
+    per_char = {k: -np.log(((counts + k) / (n + k * V))[x_held, y_held]) for k in (0.03, 0.1, 0.3)}
+
+    def paired(losses: np.ndarray) -> str:  # mean and standard error of a per-character difference
+        d = losses - per_char[0.1]
+        return f"${abs(d.mean()):.3f} \\pm {d.std(ddof=1) / math.sqrt(len(d)):.3f}$"
+
+    sd = per_char[0.1].std(ddof=1)
+    assert len(x_held) == 450
+    assert says("part-2/practice.md", f"have a standard deviation of {sd:.2f}, so the mean has")
+    assert says("part-2/practice.md", f"$1.40/\\sqrt{{450}} \\approx {sd / math.sqrt(450):.2f}$ nats")
+    assert says("part-2/practice.md", f"$2.47 \\pm {sd / math.sqrt(450):.2f}$ nats at $k = 0.1$")
+    assert says("part-2/practice.md", f"$k = 0.03$ is {paired(per_char[0.03])} above $k = 0.1$, a tie")
+    assert says("part-2/practice.md", f"$k = 0.3$ is {paired(per_char[0.3])} above, a real loss")
+    d3 = per_char[0.3] - per_char[0.1]
+    assert d3.mean() > 2 * d3.std(ddof=1) / math.sqrt(len(d3))  # "a real loss": beyond two standard errors
+
+    W = np.zeros((V, V))  # the logit table of the page's fold, stopped at step 225
+    for _ in range(225):
+        W -= 50.0 * (n * softmax(W) - counts) / len(x)
+    early = -np.log(softmax(W)[x_held, y_held])
+    d = early - per_char[0.1]
+    assert d.mean() < 0 and abs(d.mean()) < 2 * d.std(ddof=1) / math.sqrt(len(d))  # below, within two s.e.
+    assert says("part-2/practice.md", f"{paired(early)} below the add-0.1 model's (paired, within two standard errors)")
