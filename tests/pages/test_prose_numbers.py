@@ -115,3 +115,16 @@ def test_the_fables_held_out_losses_carry_their_standard_errors():
     d = early - per_char[0.1]
     assert d.mean() < 0 and abs(d.mean()) < 2 * d.std(ddof=1) / math.sqrt(len(d))  # below, within two s.e.
     assert says("part-2/practice.md", f"{paired(early)} below the add-0.1 model's (paired, within two standard errors)")
+
+
+def test_a_flag_multiplies_the_odds_of_toxicity_by_the_likelihood_ratio():
+    def posterior(prior: float, p_flag_toxic: float, p_flag_harmless: float) -> float:
+        odds = prior / (1 - prior) * (p_flag_toxic / p_flag_harmless)  # posterior odds = prior odds × ratio
+        return odds / (1 + odds)
+
+    assert round(0.95 / 0.05) == 19 and round(0.95 / 0.005) == 190
+    assert says("part-2/conditional.md", "so a flag multiplies the odds by 19")
+    assert says("part-2/conditional.md", "multiply the factor by 10, to 190, and the two nearly cancel")
+    assert round(posterior(0.001, 0.95, 0.05), 4) == 0.0187  # the exercise's printed values
+    assert round(posterior(0.001, 0.95, 0.005), 4) == 0.1598
+    assert abs(posterior(0.001, 0.95, 0.005) - posterior(0.01, 0.95, 0.05)) < 0.002  # "nearly cancel"
