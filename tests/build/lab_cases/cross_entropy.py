@@ -282,3 +282,19 @@ RIGHT += [
         + "    with np.errstate(divide='ignore', invalid='ignore'):\n        t = np.where(y_true > 0, -y_true * np.log(np.where(y_true > 0, y_pred, 1.0)), 0.0)\n    return np.asarray(np.mean(t.sum(axis=-1)))",
     ),
 ]
+MISTAKES += [
+    mistake(
+        "cross_entropy",
+        "SciPy's xlogy (a ufunc: NumPy only means SciPy too)",
+        "from scipy.special import xlogy\n\n\n"
+        + CE
+        + "    return float(np.mean(-np.sum(xlogy(y_true, y_pred), axis=-1)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "SciPy's xlogy through the module",
+        "import scipy.special\n\n\n"
+        + CE
+        + "    return float(np.mean(-np.sum(scipy.special.xlogy(y_true, y_pred), axis=-1)))",
+    ),
+]
