@@ -385,8 +385,8 @@ MISTAKES += [
     ),
     mistake(
         "attention_backward",
-        "dK exact, dQ by finite differences with the values centred (step 1e-3)",
-        ATT + DV + DS + FD_LOSS + "    return measured(0, 1e-3), np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+        "dK exact, dQ by finite differences with the values centred (step 1e-5)",
+        ATT + DV + DS + FD_LOSS + "    return measured(0, 1e-5), np.swapaxes(dS, -1, -2) @ Q / scale, dV",
     ),
 ]
 RIGHT += [
