@@ -15,7 +15,7 @@ def one_head() -> None:
     W_E = rng.normal(size=(vocab_size, d_model)).round(1)  # embedding table
     W_Q, W_K, W_V = (rng.normal(size=(d_model, d_k)).round(1) for _ in range(3))
 
-    # 1. Token ids to vectors: one-hot rows times W_E pick rows of W_E.
+    # 1. Token ids to vectors.
     ids = [0, 1, 2]  # "the cat sat"
     one_hot = np.eye(vocab_size)[ids]  # (n, V)
     X = one_hot @ W_E  # (n, V) @ (V, d_model) -> (n, d_model)
@@ -31,11 +31,11 @@ def one_head() -> None:
     print("S symmetric:", np.allclose(S, S.T))
     print("W_Q W_K^T:", (W_Q @ W_K.T).shape, " rank:", np.linalg.matrix_rank(W_Q @ W_K.T), "<= d_k =", d_k)
 
-    # 4. Causal mask, entry by entry: token i sees tokens 0..i.
+    # 4. Causal mask: token i sees tokens 0..i.
     mask = np.tril(np.ones((3, 3), dtype=bool))
     S = np.where(mask, S, -np.inf)
 
-    # 5. Softmax along each row: exponentiate, divide by the row's sum.
+    # 5. Softmax along each row.
     exp_S = np.exp(S)
     P = exp_S / exp_S.sum(axis=1, keepdims=True)  # (n, n), rows sum to 1
     print("attention weights P:")

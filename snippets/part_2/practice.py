@@ -23,10 +23,10 @@ def fables_setup():
     from transformer_math.data import load_text
 
     text = load_text("aesop")
-    vocab = sorted(set(text))  # each character is a token
+    vocab = sorted(set(text))
     V = len(vocab)
     ids = np.array([vocab.index(c) for c in text])
-    cut = int(0.9 * len(ids))  # train on 90 %
+    cut = int(0.9 * len(ids))
     x, y = ids[: cut - 1], ids[1:cut]
     x_held, y_held = ids[cut:-1], ids[cut + 1 :]
 

@@ -21,8 +21,8 @@ from transformer_math.optim import SGD, Adam
 
 # --8<-- [start:descent]
 def descend(optimizer, lr, steps=50):
-    """The path of one optimizer on f(x, y) = ((x - 2)^2 + 25 (y - 1)^2) / 2 from (-4, -1), and the
-    loss at every point of it."""
+    """The path of one optimizer ("adam", "momentum", or else plain gradient descent) on
+    f(x, y) = ((x - 2)^2 + 25 (y - 1)^2) / 2 from (-4, -1), and the loss at every point of it."""
     curvature, minimum = np.array([1.0, 25.0]), np.array([2.0, 1.0])
     p = np.array([-4.0, -1.0])
     if optimizer == "adam":
@@ -42,9 +42,10 @@ def descend(optimizer, lr, steps=50):
 
 
 def valley() -> None:
-    """The page's example: plain SGD, momentum and Adam on the valley, and Adam settling with exact gradients."""
+    """The page's example: plain gradient descent, momentum and Adam on the valley, and Adam settling with exact
+    gradients."""
     # --8<-- [start:valley]
-    runs = [("sgd", 0.075, 50), ("sgd", 0.085, 50), ("sgd", 0.01, 50), ("momentum", 0.01, 50)]
+    runs = [("descent", 0.075, 50), ("descent", 0.085, 50), ("descent", 0.01, 50), ("momentum", 0.01, 50)]
     for optimizer, lr, steps in runs + [("adam", 0.3, 50), ("adam", 0.3, 200)]:
         path, losses = descend(optimizer, lr, steps)
         print(f"{optimizer:8s} lr = {lr:<5}  loss after {steps:3d} steps: {losses[-1]:.3g}")
@@ -52,7 +53,7 @@ def valley() -> None:
 
 
 RATES = [0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.079, 0.085, 0.1, 0.15, 0.3, 0.5, 1.0]
-OPTIMIZERS = {"sgd": "SGD", "momentum": "SGD with momentum 0.9", "adam": "Adam"}
+OPTIMIZERS = {"sgd": "gradient descent", "momentum": "momentum 0.9", "adam": "Adam"}
 
 
 @explorer("descent")

@@ -42,20 +42,30 @@ def heavy_ball() -> None:
 
 
 def adam_bound() -> None:
-    """The deeper page's example: Adam's normalised step m-hat / sqrt(v-hat) for a gradient that grows 11% a step,
-    against the Cauchy-Schwarz bound."""
+    """The deeper page's example: Adam's normalised step, with and without bias correction, for a gradient that
+    grows 11% a step from the start or only after 3,000 steady steps, against the Cauchy-Schwarz bound."""
     # --8<-- [start:adam-bound]
     import numpy as np
 
     b1, b2 = 0.9, 0.999
     bound = (1 - b1) / np.sqrt((1 - b2) * (1 - b1**2 / b2))
-    m = v = 0.0
-    for t in range(1, 3001):
-        g = (b2 / b1) ** t  # grows by b2 / b1 = 1.11 a step: the case of equality in Cauchy-Schwarz
-        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g**2
-        if t in (1, 100, 1000, 3000):
-            step = (m / (1 - b1**t)) / np.sqrt(v / (1 - b2**t))
-            print(f"step {t:3d}: m hat / sqrt(v hat) = {step:.2f}")
+
+    def ratios(gradient, steps):
+        """(step, m / sqrt(v), m hat / sqrt(v hat)) after each of the given steps."""
+        m = v = 0.0
+        rows = []
+        for t in range(1, max(steps) + 1):
+            g = gradient(t)
+            m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g**2
+            if t in steps:
+                rows.append((t, m / np.sqrt(v), (m / (1 - b1**t)) / np.sqrt(v / (1 - b2**t))))
+        return rows
+
+    print("step  m / sqrt(v)  m hat / sqrt(v hat)")
+    for t, raw, corrected in ratios(lambda t: (b2 / b1) ** t, (1, 10, 30, 100, 1000, 3000)):
+        print(f"{t:4d}  {raw:11.2f}  {corrected:19.2f}")  # the gradient grows by b2 / b1 = 1.11 a step
+    _, _, late = ratios(lambda t: (b2 / b1) ** max(t - 3000, 0), (3050,))[0]
+    print(f"steady for 3000 steps, then growing for 50: {late:.2f}")
     print(f"bound: {bound:.2f}")
     # --8<-- [end:adam-bound]
 

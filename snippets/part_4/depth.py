@@ -77,16 +77,16 @@ def bayes_losses(inputs, targets, periods=range(5, 11), vocab_size=32):
 # --8<-- [end:bayes]
 @functools.cache  # the figures, both themes and the explorer share the runs: each trains once per build
 # --8<-- [start:induction-run]
-def induction_run(n_layers=2):
+def induction_run(n_layers=2, seed=0):
     """AdamW (only the matrices decay) on BATCH fresh repeated sequences a step, their period drawn anew from
     5 to 10, in float32. Returns the trained parameters and, at every step of CHECKPOINTS, the two copies'
     losses on TEST test sequences of period EVAL_T, the attention weights of every layer on the first of
     them, and a copy of the parameters."""
-    params = init_params(n_layers=n_layers, **SIZES)
+    params = init_params(n_layers=n_layers, **dict(SIZES, seed=seed))
     params = {name: w.astype(np.float32) for name, w in params.items()}  # float32, as models are trained
     names = list(params)
     optimizer = make_optimizer(params, lr=LR, weight_decay=0.01)
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     test_x, test_y = repeated_tokens(np.random.default_rng(1), TEST, EVAL_T)
     history = {}
     for step in range(STEPS + 1):

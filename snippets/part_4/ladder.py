@@ -98,14 +98,27 @@ def char_losses(params, rung, ids):
 
 
 # --8<-- [start:counted-bigram]
+def training_stretch():
+    """The stretch of the training plays, as long as the held-out play, on which each rung's training loss is read."""
+    train_ids, val_ids, _ = shakespeare()
+    start = np.random.default_rng(12345).integers(0, len(train_ids) - len(val_ids))
+    return train_ids[start : start + len(val_ids)]
+
+
 def counted_bigram(smoothing=0.1):
-    """The loss on the held-out play of the table of character pairs counted in the training plays (each count
-    + 0.1, so no pair has probability 0): the best bigram for the training plays, up to the 0.1."""
+    """The table of character pairs counted in the training plays (each count + 0.1, so no pair has probability
+    0), the best bigram for them up to the 0.1: its loss on the held-out play and on the training stretch, each
+    on the characters `char_losses` predicts there, so that it compares with the rungs like for like."""
     train_ids, val_ids, chars = shakespeare()
     counts = np.full((len(chars), len(chars)), smoothing)
     np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1.0)  # each character and the next
     log_p = np.log(counts / counts.sum(axis=1, keepdims=True))
-    return float(-log_p[val_ids[:-1], val_ids[1:]].mean()), float(-log_p[train_ids[:-1], train_ids[1:]].mean())
+
+    def loss(ids):
+        n = (len(ids) - 1) // SEQ_LEN * SEQ_LEN  # the characters of whole windows of SEQ_LEN
+        return float(-log_p[ids[:n], ids[1 : n + 1]].mean())
+
+    return loss(val_ids), loss(training_stretch())
 
 
 # --8<-- [end:counted-bigram]
@@ -131,8 +144,7 @@ def run_ladder() -> dict:
     """Every rung trained with every seed: the loss of each block of the held-out play, the training loss on
     as many characters of the training plays, the mean loss of every 100 steps, the CPU time of each training."""
     train_ids, val_ids, chars = shakespeare()
-    sample = np.random.default_rng(12345).integers(0, len(train_ids) - len(val_ids))
-    train_sample = train_ids[sample : sample + len(val_ids)]  # a stretch of the training plays as long as the play
+    train_sample = training_stretch()  # a stretch of the training plays as long as the play
     shape = (len(RUNGS), len(SEEDS))
     blocks = -(-((len(val_ids) - 1) // SEQ_LEN * SEQ_LEN) // BLOCK)
     result = {"val_block_sums": np.zeros((*shape, blocks), np.float32), "train_loss": np.zeros(shape)}

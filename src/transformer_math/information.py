@@ -173,7 +173,8 @@ def cross_entropy_from_logits(logits, targets):
 
     ``logits`` has shape ``(..., vocab)`` (e.g. ``(batch, seq, vocab)``), ``targets`` holds one integer
     token id per position, shape ``(...)``. The log-probabilities come from ``log_softmax``, so the
-    result is finite for any finite logits -- no ``log(0)``, no clipping.
+    result is finite -- no ``log(0)``, no clipping -- whenever each row's logits span less than the largest
+    float (about 1.8e308 in float64); past that the true loss is too large for a float, and it is ``inf``.
 
     Parameters
     ----------
@@ -201,7 +202,11 @@ def cross_entropy_from_logits(logits, targets):
     logits, targets = check_logits_and_targets(logits, targets)
     log_probs = log_softmax(logits, axis=-1)
     picked = np.take_along_axis(log_probs, targets[..., None], axis=-1)  # log p(correct token), shape (..., 1)
-    return float(0.0 - np.mean(picked))
+    with np.errstate(over="ignore"):
+        loss = 0.0 - np.mean(picked)
+    if np.isinf(loss) and np.all(np.isfinite(picked)):  # the sum overflowed, though the mean is a float
+        loss = 0.0 - np.sum(picked / picked.size)
+    return float(loss)
 
 
 # --8<-- [end:cross_entropy_from_logits]

@@ -37,7 +37,8 @@ def matmul_loops(A: ArrayLike, B: ArrayLike) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (m, p)
-        The same numbers as ``A @ B``, in the dtype NumPy would give them.
+        The same numbers as ``A @ B`` (exactly for integers, up to rounding for floats), in the dtype
+        NumPy would give them.
 
     Raises
     ------

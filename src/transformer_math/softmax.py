@@ -207,7 +207,9 @@ def log_softmax(x, axis=-1):
     r"""$\log \operatorname{softmax}(x)_i = x_i - \log \sum_j e^{x_j} = (x_i - m) - \log \sum_j e^{x_j - m}$.
 
     Computed from the shifted scores, never as ``np.log(softmax(x))``: a probability that underflows to 0
-    would give $-\infty$, while this stays finite for every finite score.
+    would give $-\infty$, while this stays finite whenever a row's scores span less than the largest float
+    (about 1.8e308 in float64, 3.4e38 in float32). Past that, $x_i - m$ itself is too large for a float,
+    and the entry is $-\infty$.
 
     Parameters
     ----------

@@ -8,7 +8,8 @@ $$\begin{aligned}
 \end{aligned}$$
 
 ``ddof=0`` gives the population variance (what NumPy's ``np.var`` computes, and what LayerNorm uses);
-``ddof=1`` gives the sample variance, the unbiased estimate from a sample.
+``ddof=1`` gives the sample variance, the unbiased estimate of the population variance from independent
+draws.
 
 Every function takes an ``axis``: ``None`` for all values, or the axis to reduce, so a tensor of shape
 ``(batch, seq, d)`` is normalised per token with ``axis=-1``.

@@ -86,6 +86,16 @@ def test_cross_entropy_from_logits_stays_finite_where_the_probability_underflows
     assert cross_entropy_from_logits(logits, [0]) == 1e4
 
 
+def test_cross_entropy_from_logits_is_finite_up_to_a_span_of_the_largest_float_and_inf_past_it():
+    big = np.finfo(np.float64).max
+    assert cross_entropy_from_logits([[0.0, 0.9 * big]], [0]) == 0.9 * big
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the sum of two such losses overflows; the mean must not, nor warn
+        assert cross_entropy_from_logits([[0.0, 0.9 * big], [0.0, 0.9 * big]], [0, 0]) == pytest.approx(0.9 * big)
+        assert cross_entropy_from_logits([[-0.6 * big, 0.6 * big]], [0]) == np.inf  # the true loss, 1.2 * big
+        assert cross_entropy_from_logits([[-np.inf, 0.0], [0.0, 0.0]], [0, 0]) == np.inf  # a masked target
+
+
 def test_perplexity_of_uniform_model_is_vocab_size():
     assert perplexity(np.zeros((3, 4, 50)), np.zeros((3, 4), dtype=int)) == pytest.approx(50)
     assert perplexity([[100.0, 0.0]], [0]) == pytest.approx(1.0)

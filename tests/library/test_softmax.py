@@ -65,6 +65,16 @@ def test_input_is_not_modified_and_dtypes():
     assert softmax(np.array([1, 2, 3], dtype=np.float32)).dtype == np.float32
 
 
+def test_log_softmax_is_finite_while_a_row_spans_less_than_the_largest_float():
+    for dtype in (np.float64, np.float32):
+        big = np.finfo(dtype).max
+        np.testing.assert_array_equal(
+            log_softmax(np.array([-0.4, 0.4], dtype) * big), np.array([-0.8, 0.0], dtype) * big
+        )
+        out = log_softmax(np.array([-0.6, 0.6], dtype) * big)  # x - m = -1.2 * big is no float
+        assert out.dtype == dtype and out[0] == -np.inf and out[1] == 0.0
+
+
 def test_log_softmax_is_finite_over_a_wide_spread():
     x = np.array([-1e4, 0.0, 1e4])
     out = log_softmax(x)

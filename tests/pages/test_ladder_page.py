@@ -32,6 +32,7 @@ def test_the_settings_the_prose_names_are_the_modules():
     assert says(f"$d_{{ff}} = 4d = {ladder.D_FF}$") and ladder.D_FF == 4 * ladder.D_MODEL
     assert ladder.RUNGS["three blocks"]["n_layers"] == 3
     assert says(f"{ladder.STEPS:,} AdamW steps of {ladder.BATCH_SIZE} random windows at $\\eta = 10^{{-3}}$")
+    assert ladder.WEIGHT_DECAY == 0.01 and says("(weight decay 0.01, no schedule, no clipping)")
     assert ladder.LR == 1e-3 and ladder.SEEDS == (0, 1, 2, 3, 4) and says("A seed (0 to 4)")
     assert says(f"blocks of {ladder.TEXT_BLOCK:,} characters") and says("10,000 times")
     assert ladder.block_bootstrap.__defaults__[0] == 10_000
@@ -63,15 +64,41 @@ def test_the_verdicts_in_words_are_the_tables(results):
     assert (norm["per_seed"] < 0).sum() == 4 and norm["p"] < 0.05 <= norm["holm"]  # four of five; passes alone
     half = ladder.t_point(0.05, norm["df"]) * math.hypot(norm["seed_se"], norm["text_se"])
     assert norm["mean"] + half < 0  # "LayerNorm's [interval] stays clear of 0"
+    rank = sorted(r["p"] for r in results.values()).index(norm["p"])  # 0 for the smallest p
+    assert rank == 5 and 0.05 / 2 < norm["p"] < 0.05  # Holm's bar for the sixth smallest of seven is 0.05 / 2
+    assert says("sixth-clearest of the seven steps, and fails that step's bar of 5 % / 2")
+    assert says("its $p$ is the sixth smallest of seven, so Holm's bar for it is $0.05 / 2$")
+
+
+def test_the_thresholds_in_words_are_students(results):
+    """The 95 % intervals are 2 to 3 standard errors each side; at the close steps' degrees of freedom a step
+    needs |t| of about 2.8 alone and 5.1 as the first of Holm's seven."""
+    assert all(2 < ladder.t_point(0.05, r["df"]) < 3 for r in results.values())
+    assert says("two to three standard errors each side")
+    close = [
+        r["df"]
+        for name, r in results.items()
+        if name in ("+ feed-forward", "three blocks", "+ residual", "+ LayerNorm")
+    ]
+    assert all(4 < df < 4.6 for df in close)
+    assert f"{ladder.t_point(0.05, 4):.1f}" == "2.8" and f"{ladder.t_point(0.05 / 7, 4):.1f}" == "5.1"
+    assert says("clears 2.8 (at $\\nu \\approx 4$, tested alone) and, as the first of Holm's seven, 5.1")
 
 
 def test_no_rung_memorises_as_the_prose_and_the_exercise_say():
     losses, run = ladder.ladder()
     gaps = np.array([seeds.mean() for seeds in losses.values()]) - run["train_loss"].mean(axis=1)
-    held_out, training = ladder.counted_bigram()
+    held_out, training = ladder.counted_bigram()  # on the stretch the rungs' training loss is read on
+    stretch = ladder.training_stretch()
+    assert len(stretch) == len(ladder.shakespeare()[1]) and np.all(run["train_loss"] > 0)
     assert held_out - training > 0.05  # the counted bigram: "well above" on the held-out play
     assert np.all(gaps > 0) and np.all(np.abs(gaps - (held_out - training)) < 0.05)  # "about as much"
     assert gaps[-1] > gaps[0]  # "grow a little with the larger models"
+    excess = dict(zip(ladder.RUNGS, gaps - (held_out - training)))
+    assert all(f"{excess[name]:.2f}" == "0.03" for name in ("+ residual", "+ LayerNorm"))
+    assert all(value < 0.01 for name, value in excess.items() if name not in ("+ residual", "+ LayerNorm"))
+    assert says("The residual and LayerNorm rungs exceed it by about 0.03")
+    assert says("the two largest exceed it by about 0.03")
 
 
 def test_the_hardest_stretch_of_the_play_is_its_list_of_persons():

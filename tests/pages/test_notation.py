@@ -1,5 +1,6 @@
 """The notation page (docs/reference/notation.md) against the path: every symbol is introduced on the core page its
-row names, no core page before that one uses it, and none is introduced only inside optional material.
+row names, every page a row names uses one of its symbols, no core page before those uses it, and none is
+introduced only inside optional material.
 
 A row is ``| symbol | meaning | in the code | introduced in |``; the symbol cell holds one or more ``$…$``, the last
 cell links the core page(s) that introduce it — a symbol with two meanings names both pages, or gets two rows.
@@ -81,5 +82,9 @@ def test_each_symbol_is_introduced_on_its_core_page_and_used_nowhere_before(symb
     for symbol in symbols:
         introducing = [page for page in pages if uses(formulas[page], symbol)]
         assert introducing, f"notation.md:{line}: ${symbol}$ appears in no formula of the core of {pages}"
+    for page in pages:
+        assert any(uses(formulas[page], symbol) for symbol in symbols), (
+            f"notation.md:{line}: {page} is named as introducing {symbols} but none appears in its core formulas"
+        )
         early = [page for page in order[:first] if uses(formulas[page], symbol)]
         assert not early, f"notation.md:{line}: ${symbol}$ is used in {early} before {pages[0]} introduces it"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from snippets.part_4 import a_model_that_writes as writer
+from snippets.part_4 import ladder
 from transformer_math.data import load_run, split_text
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.model import forward
@@ -57,6 +58,21 @@ def test_the_gap_between_training_and_held_out_loss_grows(runs):
     step, _, train, val = np.array(runs[writer.CHOSEN]["curve"]).T
     gap = val - train
     assert gap[-1] > 2 * gap[0] and np.all(val > train)
+    assert says(f"The training loss ends {gap[-1]:.2f} below the held-out loss")
+    assert val[-1] < val[-2] and says("The held-out loss still falls at the last reading")
+
+
+def test_the_first_loss_lies_above_the_bound_for_independent_logits():
+    """With tied embeddings the own character's logit starts high, and the first loss exceeds ln V + sigma^2/2."""
+    recipe = dict(writer.RECIPE, n_layers=2, d_model=64)
+    train_ids, _, chars = writer.shakespeare()
+    x, y = writer.random_windows(train_ids, 64, 400, np.random.default_rng(5))
+    logits, _ = forward(writer.new_model(recipe, len(chars)), x, recipe["n_heads"], recipe["activation"],
+                        tie_embeddings=True)  # fmt: skip
+    own, target = (np.take_along_axis(logits, ids[..., None], axis=-1).mean() for ids in (x, y))
+    assert own > 1 and abs(target) < 0.1 and says("its own character's logit starts high")
+    assert cross_entropy_from_logits(logits, y) > np.log(len(chars)) + logits.std() ** 2 / 2
+    assert says("the first loss lies above $\\ln V + \\sigma^2/2$, not below it")
 
 
 def test_the_samples_are_as_described(runs):
@@ -105,6 +121,11 @@ def test_the_frontier_in_words_is_the_stored_runs(runs):
     gain = small[4]["val_loss"] - small[15]["val_loss"]
     assert 0 < gain and says(f"it gains only {gain:.2f}")
     assert large[4]["val_loss"] > large[15]["val_loss"] and says(f"is the better, at {large[15]['val_loss']:.3f}")
+    margin = small[15]["val_loss"] - large[15]["val_loss"]
+    assert says(f"{large[15]['val_loss']:.3f}, by {margin:.2f}: several times the 0.01 to 0.02 by which seeds")
+    losses, _ = ladder.ladder()  # the seeds' scatter of every ladder rung with learned heads, as a standard deviation
+    spread = [seeds.std(ddof=1) for name, seeds in losses.items() if list(losses).index(name) >= 3]
+    assert 0.01 <= min(spread) and max(spread) <= 0.02 and margin > 4 * max(spread)
 
 
 def test_the_trials_in_words_are_the_stored_runs(runs):

@@ -1,0 +1,25 @@
+"""What docs/part-4/attention.md says in words about its small example holds: a score of 0 is not a weight of 0."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from transformer_math.attention import scaled_dot_product_attention
+
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "attention.md").read_text(encoding="utf-8")
+
+
+def says(text: str) -> bool:
+    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+
+
+def test_a_key_that_scores_0_still_gets_weight():
+    q = np.array([[1.0, 0.0], [0.0, 1.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    v = np.array([[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    _, weights = scaled_dot_product_attention(q, k, v)
+    assert (q @ k.T)[0, 1] == 0.0 and weights[0, 0] == weights[0, 2]
+    assert says(f"key 2 scores 0 and still gets weight {weights[0, 1]:.4f}")

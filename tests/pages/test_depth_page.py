@@ -1,0 +1,45 @@
+"""What docs/part-4/depth.md says in words about its two small runs holds for them: the one-layer model's
+positional guess, the periods it never saw, and when the induction heads form across seeds."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from snippets.part_4 import depth
+from transformer_math.transformer import forward
+
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "depth.md").read_text(encoding="utf-8")
+
+
+def says(text: str) -> bool:
+    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+
+
+def test_the_one_layer_model_sits_near_six_equal_guesses_and_falls_back_on_unseen_periods():
+    one, history = depth.induction_run(n_layers=1)
+    second = history[depth.STEPS][1]
+    assert says(f"six equal guesses would cost $\\ln 6 \\approx {math.log(6):.2f}$, near its {second:.2f}")
+    for period in (11, 12, 13):  # "from 11 on the one-layer model is at or above ln 32"
+        inputs, targets = depth.repeated_tokens(np.random.default_rng(2), depth.TEST, period)
+        assert depth.position_losses(one, inputs, targets)[period:19].mean() > math.log(depth.V) - 0.01, period
+    assert says("from 11 on the one-layer model is at or above $\\ln 32$")
+
+
+def induction(params, inputs):
+    """The larger of layer 2's two induction scores on the test sequences."""
+    weights = forward(params, inputs, depth.N_HEADS)[1]["h1.weights"]
+    return max(depth.induction_score(weights[:, h], depth.EVAL_T).mean() for h in range(depth.N_HEADS))
+
+
+def test_the_token_match_forms_between_the_steps_the_page_names_over_five_seeds():
+    inputs, _ = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, depth.EVAL_T)
+    formed = []
+    for seed in range(5):
+        _, history = depth.induction_run(n_layers=2, seed=seed)
+        formed.append(next(step for step in depth.CHECKPOINTS if induction(history[step][3], inputs) >= 0.5))
+    assert depth.CHECKPOINTS[1] == 25 and min(formed) == formed[0]  # "seed 0's the earliest"
+    assert says(f"on the stripe at steps {min(formed)} to {max(formed)} (checked every 25), seed 0 first")

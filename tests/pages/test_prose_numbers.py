@@ -1,0 +1,75 @@
+"""Numbers and comparisons that Parts I and II state in prose, recomputed: if a page's claim and its
+mathematics part, this test names the sentence."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def page(name: str) -> str:
+    return re.sub(r"\s+", " ", (DOCS / name).read_text(encoding="utf-8"))
+
+
+def says(name: str, text: str) -> bool:
+    return re.sub(r"\s+", " ", text) in page(name)
+
+
+def test_gpt2s_first_loss_is_ln_v_plus_half_the_logit_variance():
+    s = 0.02 * math.sqrt(768)  # LayerNorm outputs of mean square 1 times 768 tied weights of sigma 0.02
+    assert says("part-2/information.md", f"$s = 0.02\\sqrt{{768}} \\approx {s:.2f}$")
+    assert says("part-2/information.md", f"first loss is near {math.log(50_257) + s**2 / 2:.2f}")
+    assert says("part-2/information.md", "For GPT-2's 50,257 tokens")
+
+
+def test_the_coin_likelihood_has_area_1_over_1320():
+    area = sum(Fraction(c, 8 + i) for i, c in enumerate([1, -3, 3, -1]))  # theta^7 (1 - theta)^3, expanded
+    assert area == Fraction(1, 1320)
+    assert says("part-2/likelihood.md", "the area under it is $1/1320$")
+
+
+def test_a_thousand_rivals_5_behind_act_like_one_rival_1_9_ahead():
+    ahead = math.log(1000) - 5
+    assert says("part-2/softmax.md", f"The 1,000 rivals 5 behind below act like one rival {ahead:.1f} *ahead*")
+    assert round(1 / (1 + math.exp(ahead)), 4) == round(1 / (1 + 1000 * math.exp(-5)), 4) == 0.1292
+
+
+def test_random_cosines_times_sqrt_d_approach_sqrt_2_over_pi_and_are_2_sqrt_2_over_pi_in_the_plane():
+    prose = "on average $\\sqrt{2/\\pi}/\\sqrt{d}$ for large $d$, but $2\\sqrt{2}/\\pi$ over $\\sqrt{d}$ in the plane"
+    assert says("part-1/dot-product.md", prose)
+    assert says("part-1/dot-product.md", f"times sqrt(d): {2 * math.sqrt(2) / math.pi:.2f}")  # d = 2, exactly
+    assert says("part-1/dot-product.md", f"times sqrt(d): {math.sqrt(2 / math.pi):.2f}")  # d = 768
+
+
+def held_out_loss(ids: list[int], cut: int, vocab: int, context: int, k: float) -> float:
+    """Mean held-out -ln P_k(next | the `context` characters before it), counts from ids[:cut]."""
+    pairs, totals = Counter(), Counter()
+    for i in range(context, cut):
+        pairs[tuple(ids[i - context : i + 1])] += 1
+        totals[tuple(ids[i - context : i])] += 1
+    losses = []
+    for i in range(max(cut + 1, cut + context), len(ids)):  # the held-out targets, contexts inside the held-out text
+        seen = tuple(ids[i - context : i])
+        losses.append(-math.log((pairs[seen + (ids[i],)] + k) / (totals[seen] + k * vocab)))
+    return float(np.mean(losses))
+
+
+def test_add_k_counts_of_three_characters_lose_to_counts_of_one_held_out():
+    from transformer_math.data import load_text
+
+    text = load_text("aesop")
+    vocab = sorted(set(text))
+    ids = [vocab.index(c) for c in text]
+    cut = int(0.9 * len(ids))  # the practice page's split
+    ks = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]  # its k sweep, k = 0 aside (infinite held out)
+    best = {context: min(held_out_loss(ids, cut, len(vocab), context, k) for k in ks) for context in (1, 3)}
+    assert round(best[1], 2) == 2.47  # the page's bigram at k = 0.1
+    assert best[3] > best[1] + 0.1
+    assert says("part-2/information.md", "add-$k$ counts of three characters lose to counts of one, held out")
