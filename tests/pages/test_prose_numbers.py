@@ -100,8 +100,12 @@ def test_the_fables_held_out_losses_carry_their_standard_errors():
 
     sd = per_char[0.1].std(ddof=1)
     assert len(x_held) == 450
-    assert says("part-2/practice.md", f"have a standard deviation of {sd:.2f}, so the mean has")
+    assert says("part-2/practice.md", f"have a standard deviation of {sd:.2f}, so their mean has")
     assert says("part-2/practice.md", f"$1.40/\\sqrt{{450}} \\approx {sd / math.sqrt(450):.2f}$ nats")
+    assert says(
+        "part-2/practice.md",
+        f"a [standard error](statistics.md#the-variance-of-a-sum) of about {sd / math.sqrt(450):.2f} nats",
+    )
     assert says("part-2/practice.md", f"$2.47 \\pm {sd / math.sqrt(450):.2f}$ nats at $k = 0.1$")
     assert says("part-2/practice.md", f"$k = 0.03$ is {paired(per_char[0.03])} above $k = 0.1$, a tie")
     assert says("part-2/practice.md", f"$k = 0.3$ is {paired(per_char[0.3])} above, a real loss")
