@@ -129,13 +129,15 @@ check("causal_mask", causal_mask)
 #
 # Write `attention(Q, K, V, mask=None)`, the output of every query, for queries $Q$ of shape
 # $(\dots, n_q, d_k)$, keys $K$ of shape $(\dots, n_k, d_k)$ and values $V$ of shape $(\dots, n_k, d_v)$
-# (the leading axes, if any, are a batch and heads: every slice is attended on its own):
+# (the leading axes, if any, are a batch and heads: every slice is attended on its own). What it must give:
 #
-# * query $i$ scores key $j$ by their dot product, divided by $\sqrt{d_k}$ so that the scores keep a spread
-#   of about 1 whatever the width $d_k$;
+# * each query's output is an average of the value rows, with weights over the keys that sum to 1, taken by
+#   a softmax from the query's scores, and a score grows with how well query and key agree;
+# * the scores' spread must not grow with the width: for queries and keys of independent entries of
+#   variance 1, a score has a spread of about 1 whether $d_k$ is 4 or 4096 (else a wide model's softmax
+#   saturates into one-hot weights);
 # * where `mask` is `False`, query $i$ may not see key $j$: its weight there must be exactly 0;
-#   `mask=None` means no mask;
-# * each query's weights over the keys sum to 1, and its output is the weighted average of the values.
+#   `mask=None` means no mask.
 #
 # Scores may be in the thousands.
 
@@ -148,6 +150,10 @@ def attention(Q, K, V, mask=None):
 
 # %% [markdown]
 # <details><summary>Hint</summary>
+#
+# Query $i$ and key $j$ agree by their dot product $q_i \cdot k_j = \sum_{c=1}^{d_k} q_{ic} k_{jc}$: a sum of
+# $d_k$ independent terms of mean 0 and variance 1, so its variance is $d_k$ and its spread $\sqrt{d_k}$.
+# Dividing by $\sqrt{d_k}$ brings the spread back to 1:
 #
 # $$\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V,$$
 #

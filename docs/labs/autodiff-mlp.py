@@ -212,7 +212,8 @@ check("mul", Value)
 #
 # The network's units squash their input with $\tanh$. Complete its backward rule; derive the derivative
 # of $\tanh z = (e^z - e^{-z}) / (e^z + e^{-z})$ first, and write it with the output $t = \tanh z$, which
-# `_backward` already has.
+# `_backward` already has: the rule needs `t` and `out.grad`, nothing more. The check runs your rule with
+# `tanh`, `cosh`, `exp` and complex numbers refused to it, so that the derivative cannot be measured instead.
 
 
 # %% tags=["exercise"]

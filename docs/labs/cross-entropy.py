@@ -88,7 +88,8 @@ check("loss_at_one_half", loss_at_one_half)
 # of distributions, and the mean over the rows for a batch (any number of leading axes). The targets may
 # be one-hot or any distribution. Two edges, as the definition has them: where `y_true` is 0, the term
 # is 0 whatever `y_pred` says, even `y_pred = 0` (a target that cannot happen costs nothing); where
-# `y_true` is positive and `y_pred` is exactly 0, the loss is $+\infty$. No clipping.
+# `y_true` is positive and `y_pred` is exactly 0, the loss is $+\infty$. No clipping. "One number" means a
+# Python float or an array of shape `()`: not an array of shape `(1,)` or `(1, 1)`.
 
 
 # %% tags=["exercise"]

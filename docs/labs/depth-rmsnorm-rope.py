@@ -9,15 +9,15 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 40
-#     difficulty: 3
+#     minutes: 45
+#     difficulty: 2
 #     path: false
 # ---
 
 # %% [markdown]
 # # Lab: depth, RMSNorm and RoPE
 #
-# **About 40 minutes · difficulty 3 of 3 (hard)** · after
+# **About 45 minutes · difficulty 2 of 3 (standard)** · after
 # [The Transformer block](https://transformer-math.github.io/mathematics-for-transformers/part-4/block/),
 # [From GPT-2 to Llama](https://transformer-math.github.io/mathematics-for-transformers/part-4/modern/) and the
 # [Transformer block lab](https://transformer-math.github.io/mathematics-for-transformers/labs/transformer-block/)
@@ -345,54 +345,78 @@ def apply_rope(x, positions, base=10000.0):
 check("apply_rope", apply_rope)
 
 # %% [markdown]
-# ## 6. The score depends only on the distance
+# ## 6. RoPE inside attention
 #
-# A rotation turned back is its transpose, and two rotations add their angles: a query turned for position
-# $i$ and a key turned for position $j$ meet, pair by pair, in $q\,R_{(j - i)\omega}\,k^\top$. See it in numbers:
-# write `rope_scores(q, k, n)`, the $n \times n$ matrix whose entry $(i, j)$ is the dot product of `q` turned
-# for position $i$ with `k` turned for position $j$, both by your `apply_rope`.
+# In a model, RoPE turns the queries and the keys of each head, not the token. Write
+# `rope_attention_scores(X, W_Q, W_K, n_heads)`: the scores of the `multi_head_attention` given at the top,
+# before its mask and softmax, with RoPE on each head's queries and keys: for `X` of shape $(\dots, n, d)$,
+# an array of shape $(\dots, \text{n\_heads}, n, n)$ whose entry $[h, i, j]$ is head $h$'s score of query $i$
+# against key $j$, the tokens at positions $0, 1, \dots, n - 1$. The check runs it on 1, 2, 3 and 4 heads, one
+# sequence and a batch.
 
 
 # %% tags=["exercise"]
-def rope_scores(q, k, n):
-    return ...  # your code: shape (n, n)
+def rope_attention_scores(X, W_Q, W_K, n_heads):
+    X = np.asarray(X, dtype=float)
+    return ...  # your code: shape (..., n_heads, n, n)
 
 
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# `np.tile(q, (n, 1))` is the same query in $n$ rows: give row $i$ the position $i$, do the same for the
-# key, and take every row against every row (the `row_dots` of the matrix lab).
+# Head $h$ owns columns $h d_h$ to $(h + 1) d_h - 1$ of `X @ W_Q` and of `X @ W_K`, with
+# $d_h = d / \text{n\_heads}$, as in `multi_head_attention`. RoPE turns the pairs of *those* $d_h$ features,
+# with the frequencies of a row of width $d_h$: turning all $d$ columns at once gives the heads after the
+# first other frequencies. The scale is that of the head, $1/\sqrt{d_h}$. `np.stack(..., axis=-3)` puts the
+# heads in front of the $(n, n)$ scores.
 #
 # </details>
 #
 # <details><summary>Solution</summary>
 #
 # ```python
-# def rope_scores(q, k, n):
+# def rope_attention_scores(X, W_Q, W_K, n_heads):
+#     X = np.asarray(X, dtype=float)
+#     n, d_head = X.shape[-2], X.shape[-1] // n_heads
 #     positions = np.arange(n)
-#     Q = apply_rope(np.tile(q, (n, 1)), positions)
-#     K = apply_rope(np.tile(k, (n, 1)), positions)
-#     return Q @ K.T
+#     scores = []
+#     for head in range(n_heads):
+#         columns = slice(head * d_head, (head + 1) * d_head)
+#         q = apply_rope((X @ W_Q)[..., columns], positions)
+#         k = apply_rope((X @ W_K)[..., columns], positions)
+#         scores.append(q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head))
+#     return np.stack(scores, axis=-3)
 # ```
 #
 # </details>
 
 # %%
-check("rope_scores", rope_scores)
+check("rope_attention_scores", rope_attention_scores)
+
+# %% [markdown]
+# Now one token repeated at positions 0 to 4, through two heads: with RoPE, does a head's score depend on the
+# positions $i$ and $j$, or only on their distance $j - i$? Each diagonal of a head's scores is one distance.
 
 # %%
-q, k = np.random.default_rng(1).normal(size=(2, 4))
-if check.ready(rope_scores, q, k, 5):
-    S = rope_scores(q, k, 5)
-    spread = max(np.ptp(np.diagonal(S, offset)) for offset in range(-4, 5))
-    PE = positional_encoding(5, 4)
-    added = max(np.ptp(np.diagonal((q + PE) @ (k + PE).T, offset)) for offset in range(-4, 5))
+rng = np.random.default_rng(1)
+token, W_Q, W_K = rng.normal(size=8), rng.normal(size=(8, 8)), rng.normal(size=(8, 8))
+X = np.tile(token, (5, 1))
+if check.ready(rope_attention_scores, X, W_Q, W_K, 2):
+    S = rope_attention_scores(X, W_Q, W_K, 2)
+    spread = max(np.ptp(np.diagonal(S[h], offset)) for h in range(2) for offset in range(-4, 5))
+    XP = X + positional_encoding(5, 8)  # positions added to the token instead
+    Q, K = XP @ W_Q, XP @ W_K
+    added = max(
+        np.ptp(np.diagonal(Q[:, c] @ K[:, c].T / 2, offset))
+        for c in (slice(0, 4), slice(4, 8))
+        for offset in range(-4, 5)
+    )
     print(f"largest spread along a diagonal (one distance j - i): RoPE {spread:.1e}, positions added {added:.2f}")
 
 # %% [markdown]
 # Every diagonal of the RoPE scores holds one number, up to rounding: the positions enter only through their
-# distance. With the position vectors added to the query and the key, the score depends on $i$ and $j$ each.
+# distance, in every head. With the position vectors added to the token instead, the score depends on $i$ and
+# $j$ each.
 #
 # ## What you wrote
 #

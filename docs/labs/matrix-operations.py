@@ -110,8 +110,11 @@ prediction = ...  # "equal" or "different"
 check("prediction", prediction)
 
 # %%
-print("A @ B =", (A @ B).tolist(), "  B @ A =", (B @ A).tolist())
-if prediction is not Ellipsis:
+# The products are shown once exercise 1 and the prediction are written: they hold entry (0, 1).
+if entry_0_1 is Ellipsis or prediction is Ellipsis:
+    print("Write entry_0_1 and your prediction first: this cell shows A @ B and B @ A.")
+else:
+    print("A @ B =", (A @ B).tolist(), "  B @ A =", (B @ A).tolist())
     equal = "equal" if np.array_equal(A @ B, B @ A) else "different"
     print(f"You predicted {prediction!r}:", "it held." if prediction == equal else "it did not hold.")
 
@@ -159,10 +162,11 @@ check("row_dots", row_dots)
 # ## 4. The product with loops
 #
 # Write `matmul(X, Y)`, the product of an $n \times m$ matrix and an $m \times p$ matrix, with loops, from
-# the definition of the product: no `@`, `np.matmul`, `np.dot` or `np.einsum`. The check runs your
-# function on arrays that refuse all of these, under any name, and counts the multiplications your code
-# performs: a product written with loops does at least one for every entry of the result. `X` and `Y`
-# may also be nested lists.
+# the definition of the product: no `@`, `np.matmul`, `np.dot`, `np.vdot`, `np.inner`, `np.outer`,
+# `np.tensordot` or `np.einsum` (each multiplies whole rows, columns or matrices for you). The check runs your
+# function on arrays that refuse all of these, under any name, and counts the multiplications written in
+# your code (`*` or `np.multiply`): a product written with loops does at least one for every entry of the
+# result. `X` and `Y` may also be nested lists.
 
 
 # %% tags=["exercise"]

@@ -212,7 +212,7 @@ check("answer_accuracy", answer_accuracy)
 # %%
 def suspect_inputs_and_targets(seqs):
     seqs = np.asarray(seqs)
-    return seqs[:, 1:], seqs[:, :-1]
+    return seqs, np.roll(seqs, 1, axis=1)  # the targets: each sequence moved one place along
 
 
 def held_out_loss(params, inputs, targets, n_heads=2):
@@ -249,10 +249,13 @@ def inputs_and_targets(seqs):
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# Take one sequence and write out, position by position, the token the model reads and the token it is asked
-# for. With the suspect's slices, the target at position $i$ is token $i$, which the model read one position
-# earlier: it learns to copy, and the loss falls below what any honest model can reach. The target at input
-# position $i$ must be the token *after* it, $i + 1$, which the model has not read.
+# Take one sequence, say `[1, 2, 3, 4, 5, 4, 3, 2, 1]`, and write out, position by position, the token the
+# model reads and the token it is asked for. `np.roll(seqs, 1, axis=1)` moves every token one place to the
+# *right*: the target at position $i$ is token $i - 1$, which the model has already read, and at position 0
+# the last token wraps around to the front. Asked for what it has seen, it learns to copy, and the loss falls
+# below what any honest model can reach. The target at input position $i$ must be the token *after* it,
+# $i + 1$, which the model has not read; and the last token, which has no token after it, is read by no
+# position.
 #
 # </details>
 #

@@ -4,7 +4,9 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
   reuse a leaf and an interior node, a chain of 300, a graph where reversed breadth-first order fails.
 * ``mul`` and ``tanh`` -- the backward rules, on expressions built with the learner's ``Value`` and run
   backward by the check's own traversal (so that a wrong ``topological_order`` shows in its own check, not
-  here), with upstream gradients other than 1 and values used twice.
+  here), with upstream gradients other than 1 and values used twice. The rules run with ``tanh``, ``exp``,
+  ``cosh`` and complex numbers refused to them (a rule needs only ``out.data`` and ``out.grad``: evaluating tanh
+  again measures the derivative), and ``mul`` has a factor near 1e17, where a finite difference measures 0.
 * ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
 * ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
 
@@ -35,6 +37,7 @@ import numpy as np
 from transformer_math.autograd import Value as ReferenceValue
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
+from transformer_math.labs.guard import names_refused
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 
 __all__ = ["check"]
@@ -162,23 +165,45 @@ TANH_EXPRESSIONS = {
 }
 
 
-def expression_cases(expressions: dict):
+def expression_cases(expressions: dict, large: bool = False):
+    """One case per expression; with ``large``, two more where one factor is near 1e17: there ``a + h`` rounds
+    to ``a`` for any small step h, so a finite difference of the product measures 0."""
+
     def cases(rng: np.random.Generator) -> list[Case]:
         found = []
         for about, expression in expressions.items():
             inputs = [round(float(v), 3) for v in rng.uniform(-1.5, 1.5, size=3)]
             seed = round(float(rng.choice([1.0, 2.5, -0.7, 0.3])), 2)
             found.append(Case((expression, inputs, seed), about=f"{about}, upstream gradient {seed}"))
+        if large:
+            for k in (0, 1):
+                inputs = [round(float(v), 3) for v in rng.uniform(0.5, 1.5, size=3)]
+                inputs[k] = round(float(rng.uniform(1, 9)), 3) * 1e17
+                seed = round(float(rng.choice([1.0, 2.5, -0.7])), 2)
+                name = "ab"[k]
+                about = f"a * b with {name} near 1e17 ({name} + h rounds to {name}), upstream gradient {seed}"
+                found.append(Case((EXPRESSIONS["a * b"], inputs, seed), about=about))
         return found
 
     return cases
 
 
+# What a backward rule may not use: it needs only what the forward pass kept (t = out.data, the parents' data)
+# and out.grad. Calling tanh (or exp, cosh, a complex step) there measures the derivative instead of deriving it.
+MEASURING = ("tanh", "cosh", "sinh", "exp", "expm1", "exp2", "e", "cmath", "complex")
+DERIVE = (
+    "a backward rule needs only what the forward pass kept (t = out.data, the parents' data) and out.grad. "
+    "Derive the derivative and write it with those; evaluating tanh, cosh or exp again measures it instead"
+)
+
+
 def gradients(value_class, expression, inputs, seed):
-    """The gradients of the expression's inputs, built with ``value_class`` and run backward from ``seed``."""
+    """The gradients of the expression's inputs, built with ``value_class`` and run backward from ``seed``;
+    the backward rules run with tanh, exp and complex numbers refused to them."""
     values = [value_class(v) for v in inputs]
     output = expression(*values)
-    run_backward(output, seed)
+    with names_refused(MEASURING, DERIVE):
+        run_backward(output, seed)
     return [float(v.grad) for v in values]
 
 
@@ -234,7 +259,7 @@ check = Checks(
         "topological_order": FunctionCheck(("root",), graphs, reachable, own=OWN, compare_with=compare_order),
         "mul": FunctionCheck(
             ("expression", "inputs", "upstream"),
-            expression_cases(EXPRESSIONS),
+            expression_cases(EXPRESSIONS, large=True),
             reference_gradients,
             tol=1e-9,
             rtol=1e-9,

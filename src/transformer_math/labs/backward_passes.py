@@ -16,7 +16,10 @@ The references: the library's ``cross_entropy_backward`` and
 ``gradient_check`` and the library's backward passes are refused to the learner's code; the notebook imports
 ``numerical_gradient`` from here, so that the one it shows is refused too, and each check has a case where
 finite differences of any step lose the gradient in the rounding of a large loss (a learner's own finite
-differences fail there).
+differences fail there). ``attention_backward`` has two: values near 1e7 (what they share passes no gradient to
+Q or K), and weights near one-hot with values 1e8 apart, which centring the values does not undo. (``dV`` is
+linear in V, so a finite difference of a large step measures it exactly: no case can refuse that, and the
+exercise's work is in ``dQ`` and ``dK``.)
 
 Example
 -------
@@ -143,6 +146,7 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
         Case((*args(1, 1, 3, 2), None), about="one query, one key"),
         Case((*(a.astype(np.float32) for a in args(4, 4, 4, 2)), causal), tol=1e-5),
         offset_values(rng, causal),
+        decisive_weights(rng),
     ]
 
 
@@ -151,6 +155,24 @@ def offset_values(rng: np.random.Generator, mask: np.ndarray) -> Case:
     makes the loss large, and finite differences lose the gradients in its rounding."""
     dO, Q, K, V = rng.normal(size=(4, 2)), rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
     return Case((dO, Q, K, V + 1e7, mask), about="values near 1e7: beyond finite differences")
+
+
+def decisive_weights(rng: np.random.Generator) -> Case:
+    """A batch of 2, 2 heads each, where every query meets one key with a score 9 to 20 above the others (its
+    weights within 1e-4 of one-hot) and the values differ by about 1e8 from key to key. The loss is near 1e8, the
+    gradients of Q and K of order 1 to 1e4 (the weights barely move), and finite differences lose them in the
+    rounding of the loss at any step, with the values centred or not: what is large is how the values differ,
+    not what they share. Exact gradients use a few percent of the tolerance (1e-6 + 1e-6 of the value)."""
+    n, d_k, d_v = 4, 4, 2
+    Q, K = np.empty((2, 2, n, d_k)), np.empty((2, 2, n, d_k))
+    for b in range(2):
+        for h in range(2):
+            turn = np.linalg.qr(rng.normal(size=(d_k, d_k)))[0]  # orthonormal rows: one key per query stands out
+            K[b, h] = 6 * turn + 0.5 * rng.normal(size=(n, d_k))
+            Q[b, h] = 6 * turn[rng.permutation(n)] + 0.5 * rng.normal(size=(n, d_k))
+    V, dO = 1e8 * rng.normal(size=(2, 2, n, d_v)), rng.normal(size=(2, 2, n, d_v))
+    about = "weights near one-hot, values 1e8 apart: beyond finite differences, with the values centred or not"
+    return Case((dO, Q, K, V, None), about=about, tol=1e-6)
 
 
 check = Checks(

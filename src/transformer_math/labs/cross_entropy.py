@@ -81,11 +81,15 @@ def logits_cases(rng: np.random.Generator) -> list[Case]:
 
 
 def compare_loss(got, expected, tol: float) -> list[str] | None:
-    """A loss is one number; an infinity must be where the reference has one, and only there."""
+    """A loss is one number (a Python float or an array of shape ()); an infinity must be where the reference
+    has one, and only there."""
     try:
-        value = float(np.asarray(got, dtype=float).reshape(()))
+        array = np.asarray(got, dtype=float)
     except (TypeError, ValueError):
-        return [f"it returned {type(got).__name__} of shape {np.shape(got)}, not one number"]
+        return [f"it returned a {type(got).__name__}, not one number"]
+    if array.shape != ():
+        return [f"it returned an array of shape {array.shape}, not one number: reduce it to shape ()"]
+    value = float(array)
     if np.isfinite(expected) and not np.isfinite(value):
         return [f"it returned {value} where the loss is finite"]
     if not np.isfinite(expected):

@@ -10,7 +10,9 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
   answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
   heads in front, positions that are not $0, 1, \dots$, another base, float32.
-* ``rope_scores`` -- the scores of one query and one key at every pair of positions.
+* ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
+  (the head's own width, so turning the whole row before the split is wrong): 1 to 4 heads, one sequence, a
+  batch, two leading axes, float32.
 
 The references are the library's ``forward``, ``rms_norm``,
 ``layer_norm`` and ``apply_rope``.
@@ -108,19 +110,37 @@ def reference_apply_rope(x, positions, base=10000.0):
     return reference_rope(np.asarray(x, dtype=float), np.asarray(positions), base=base)
 
 
-def scores_cases(rng: np.random.Generator) -> list[Case]:
+def attention_scores_cases(rng: np.random.Generator) -> list[Case]:
+    def case(lead, n, d, n_heads, **kw):
+        X = rng.normal(size=(*lead, n, d))
+        W_Q, W_K = rng.normal(size=(d, d)) / np.sqrt(d), rng.normal(size=(d, d)) / np.sqrt(d)
+        return Case((X, W_Q, W_K, n_heads), **kw)
+
     return [
-        Case((rng.normal(size=4), rng.normal(size=4), 5)),
-        Case((rng.normal(size=2), rng.normal(size=2), 3), about="one pair"),
-        Case((rng.normal(size=8), rng.normal(size=8), 6)),
-        Case((rng.normal(size=4), rng.normal(size=4), 1), about="one position"),
+        case((), 4, 8, 2, about="two heads of width 4"),
+        case((), 5, 4, 1, about="one head"),
+        case((), 6, 8, 4, about="four heads of width 2"),
+        case((2,), 4, 12, 3, about="a batch of 2, three heads of width 4"),
+        case((), 1, 8, 2, about="one token"),
+        case((2, 2), 3, 8, 2, about="two leading axes"),
+        Case(
+            tuple(a.astype(np.float32) for a in (rng.normal(size=(5, 8)), *rng.normal(size=(2, 8, 8)) / 3)) + (2,),
+            tol=1e-5,
+        ),
     ]
 
 
-def reference_scores(q, k, n):
-    Q = reference_rope(np.tile(np.asarray(q, dtype=float), (n, 1)), np.arange(n))
-    K = reference_rope(np.tile(np.asarray(k, dtype=float), (n, 1)), np.arange(n))
-    return Q @ K.T
+def reference_attention_scores(X, W_Q, W_K, n_heads):
+    r"""Each head's queries and keys (its columns of X W_Q and X W_K) turned at positions 0..n-1 with the
+    frequencies of a row of the head's width, then $q k^\top / \sqrt{d_h}$; heads on axis -3."""
+    X = np.asarray(X, dtype=float)
+    n, d_head = X.shape[-2], X.shape[-1] // n_heads
+
+    def heads(M):
+        return np.stack([M[..., h * d_head : (h + 1) * d_head] for h in range(n_heads)], axis=-3)
+
+    q, k = (reference_rope(heads(X @ np.asarray(W, dtype=float)), np.arange(n)) for W in (W_Q, W_K))
+    return q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
 
 
 def uses_rms_norm(function):
@@ -190,6 +210,8 @@ check = Checks(
             allowed=(DOUBLED,),
         ),
         "apply_rope": FunctionCheck(("x", "positions"), rope_cases, reference_apply_rope, rtol=1e-6, own=OWN),
-        "rope_scores": FunctionCheck(("q", "k", "n"), scores_cases, reference_scores, rtol=1e-6, own=OWN),
+        "rope_attention_scores": FunctionCheck(
+            ("X", "W_Q", "W_K", "n_heads"), attention_scores_cases, reference_attention_scores, rtol=1e-6, own=OWN
+        ),
     },
 )

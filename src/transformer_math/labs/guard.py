@@ -3,7 +3,9 @@ r"""The runtime guard of the labs' checks: while a learner's function runs, no r
 A check calls the learner's function inside ``guarded``. For the length of that call a profile hook
 (``sys.setprofile``) sees every Python function that starts, and refuses one of the guide's library (or of
 SciPy, PyTorch, JAX, TensorFlow, scikit-learn) that the learner's own code calls: it raises
-``WriteItYourself``, and the check reports the call. It judges the function by the module and the name
+``WriteItYourself``, and the check reports the call. A ufunc starts no profile event (SciPy's ``xlogy``), so a
+piece of the learner's code that names one of those packages, or a global bound to one of their functions or
+ufuncs, is refused when it starts: the labs are NumPy only, SciPy included. It judges the function by the module and the name
 its code was compiled under, not by the name the learner typed, so an alias bound earlier, ``getattr``,
 ``importlib.import_module`` and even ``importlib.reload`` lead to the same refusal. A library function that an
 allowed one calls (the library's ``forward`` calling its ``layer_norm``) is not the learner's call, and runs.
@@ -131,6 +133,8 @@ class Seen:
     thread: int = field(default_factory=threading.get_ident)  # the thread whose calls the guard watches
     switched_off: bool = False
     calls: dict = field(default_factory=dict)  # watched code object -> how often it ran
+    forbidden: frozenset = frozenset()  # names the learner's code may not use for now (``names_refused``)
+    forbidden_why: str = ""
 
     def refuse(self, name: str, message: str) -> WriteItYourself:
         self.refused.append(name)
@@ -145,6 +149,7 @@ class _Hook:
         self.own, self.allowed, self.seen, self.loops = own, allowed, seen, loops
         self.watch = frozenset(watch)
         self.kinds: dict = {}  # code object -> (kind, qualified name)
+        self.outside: dict = {}  # code object -> the first of its globals bound to an outside package, or None
 
     def classify(self, frame) -> tuple[str, str]:
         code = frame.f_code
@@ -160,12 +165,33 @@ class _Hook:
             if frame.f_code in self.watch:
                 self.seen.calls[frame.f_code] = self.seen.calls.get(frame.f_code, 0) + 1
             kind, name = self.classify(frame)
+            if self.seen.forbidden and kind == "learner":
+                used = uses_forbidden(frame.f_code, self.seen.forbidden, frame.f_globals)
+                if used:
+                    where = f"{used} in {frame.f_code.co_name}"
+                    raise self.seen.refuse(used, f"it uses {where}: {self.seen.forbidden_why}")
+            if kind == "learner":
+                outside = self.outside_names(frame)
+                if outside:
+                    raise self.seen.refuse(
+                        outside, f"it uses {outside}: this exercise is NumPy only, write it yourself"
+                    )
             if kind == "library" and not name.startswith(self.allowed) and self.learner_called(frame):
                 raise self.refusal(name)
             if frame.f_code is THREAD_START and self.learner_called(frame):
                 raise self.seen.refuse("a thread", THREAD_MESSAGE)
         elif event == "c_call":
             self.c_call(arg)
+
+    def outside_names(self, frame) -> str | None:
+        """A global of the learner's code bound to SciPy, PyTorch, ... (a module, a function, a ufunc): refused
+        when the code starts, because a ufunc (``scipy.special.xlogy``) is called without a profile event."""
+        code = frame.f_code
+        if code not in self.outside:
+            self.outside[code] = next(
+                (found for name in code.co_names if (found := _outside(name, frame.f_globals.get(name)))), None
+            )
+        return self.outside[code]
 
     def learner_called(self, frame) -> bool:
         """Whether the first caller that is not the standard library, NumPy or the guard is the learner's code."""
@@ -200,11 +226,13 @@ class _Hook:
         root = str(module).split(".")[0]
         if root in OUTSIDE and self.learner_called_c():
             raise self.refusal(f"{module}.{getattr(function, '__name__', '?')}")
-        if getattr(function, "__name__", "") in THREAD_STARTS and root == "_thread" and self.learner_called_c():
+        name = getattr(function, "__name__", "")
+        if self.seen.forbidden and name in self.seen.forbidden and self.learner_called_c():
+            raise self.seen.refuse(name, f"it calls {module}.{name}: {self.seen.forbidden_why}")
+        if name in THREAD_STARTS and root == "_thread" and self.learner_called_c():
             raise self.seen.refuse("a thread", THREAD_MESSAGE)
         if not self.loops:
             return
-        name = getattr(function, "__name__", "")
         if (name in PRODUCTS or name == "c_einsum") and (root == "numpy" or isinstance(owner, np.ndarray)):
             if self.learner_called_c():
                 raise self.seen.refuse(name, f"it calls {name}, which multiplies the matrices for you: write the loops")
@@ -258,6 +286,57 @@ def guarded(
                 threading.setprofile(previous_threads)
                 _ACTIVE.pop()
             seen.switched_off = current is not hook and not seen.refused
+
+
+def _outside(name: str, value) -> str | None:
+    """``name (its module)`` if ``value`` belongs to a package of ``OUTSIDE`` (or is a ufunc NumPy does not
+    hold, such as SciPy's), else None."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.ndarray)):
+        return None
+    if isinstance(value, type(os)):
+        module = value.__name__
+    elif isinstance(value, np.ufunc):
+        if getattr(np, value.__name__, None) is value:
+            return None
+        module = getattr(value, "__module__", None) or "scipy"  # SciPy's ufuncs carry no module
+    else:
+        module = getattr(value, "__module__", None)
+    if isinstance(module, str) and module.split(".")[0] in OUTSIDE:
+        return f"{name} ({module})" if name != module.rpartition(".")[2] else module
+    return None
+
+
+def uses_forbidden(code, names: frozenset, namespace: dict) -> str | None:
+    """The first of ``names`` that a code object uses (a global, a module's attribute, a method, or a global
+    bound to a function or module of that name: ``from numpy import tanh as th``), or a complex constant: what
+    a piece of code may not touch while ``names_refused`` holds."""
+    for name in code.co_names:
+        if name in names:
+            return name
+        bound = getattr(namespace.get(name), "__name__", None)
+        if isinstance(bound, str) and bound.rpartition(".")[2] in names:
+            return f"{name} ({bound})"
+    if "complex" in names and any(isinstance(constant, complex) for constant in code.co_consts):
+        return "a complex number"
+    return None
+
+
+@contextlib.contextmanager
+def names_refused(names: tuple[str, ...], why: str):
+    """Inside a guarded call, for the length of the body: the learner's code that starts running may not use
+    ``names`` (``math.tanh``, ``np.exp``, a method ``tanh``), nor call a C function of that name by any route.
+    A check's own code uses it around a part of the learner's work (a backward rule, which needs no ``tanh``:
+    calling it there measures the derivative instead of deriving it)."""
+    seen = _ACTIVE[-1] if _ACTIVE else None
+    if seen is None:
+        yield
+        return
+    saved = seen.forbidden, seen.forbidden_why
+    seen.forbidden, seen.forbidden_why = frozenset(names), why
+    try:
+        yield
+    finally:
+        seen.forbidden, seen.forbidden_why = saved
 
 
 _SWITCHING = [0]  # > 0 while the guard itself installs or removes its hooks

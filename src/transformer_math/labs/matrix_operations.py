@@ -63,9 +63,11 @@ def enough_multiplications(result, case: Case, seen) -> list[str] | None:
     """A product written with loops multiplies at least once for every entry of the result."""
     n, p = np.shape(case.args[0])[0], np.shape(case.args[1])[1]
     if seen.multiplications < n * p:
+        count = seen.multiplications
         return [
-            f"your code performs {seen.multiplications} multiplication{'s' * (seen.multiplications != 1)} for a"
-            f" {n} x {p} result: loop over the rows i and the columns j, and multiply the entries yourself"
+            f"the check counted {count} multiplication{'s' * (count != 1)} written in your code (with * or"
+            f" np.multiply) for a {n} x {p} result, which needs at least {n * p}: loop over the rows i and the"
+            " columns j, and multiply the entries yourself"
         ]
     return None
 

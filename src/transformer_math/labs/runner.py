@@ -11,7 +11,8 @@ notebook calls it: ``check("softmax", softmax)``. Each kind of exercise has its 
   to the cases of earlier runs does not pass it. The learner's result is turned into plain numbers inside
   the guard, so that an object computing its value later, out of the guard's sight, gains nothing.
 * ``HandNumber`` compares a number worked out by hand with a hash of the answer, so that the answer is
-  in no cell and no file in plain text.
+  neither in the check cells nor in the checks' module nor in a failure message. The folded solution under
+  the exercise shows it, by design, as it shows every exercise's solution.
 * ``Choice`` records a prediction: any of the offered answers is right, if written before the run.
 * ``ValueCheck`` compares a value computed in the notebook with a reference computed from the notebook's
   data (the check is passed that data).

@@ -38,7 +38,7 @@ import numpy as np
 __all__: list[str] = []
 
 # NumPy's products of matrices and vectors: what a loops exercise must write itself.
-PRODUCTS = ("matmul", "dot", "vdot", "inner", "einsum", "tensordot", "vecdot", "matvec", "vecmat")
+PRODUCTS = ("matmul", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "vecdot", "matvec", "vecmat")
 LINALG_PRODUCTS = ("multi_dot", "matmul", "vecdot")
 
 
@@ -188,6 +188,8 @@ class LoopsOnlyArray(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if ufunc.__name__ in PRODUCTS:
             raise _refuse_product(f"np.{ufunc.__name__} (or @)")
+        if method == "outer":  # np.multiply.outer: every product of a row and a column at once
+            raise _refuse_product(f"np.{ufunc.__name__}.outer")
         inputs = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in inputs)
         if "out" in kwargs:
             kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in kwargs["out"])

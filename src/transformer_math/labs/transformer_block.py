@@ -3,7 +3,7 @@ r"""The checks of the lab "The Transformer block" (``docs/labs/transformer-block
 * ``layer_norm`` -- each token's features brought to mean 0 and mean square 1 (the notebook states this goal, not
   the formula), then $\gamma$ and $\beta$: one token, a
   sequence or a batch; widths 2 to 16; a constant token, a token of tiny spread where $\varepsilon$ matters, a
-  token far from 0, another $\varepsilon$; lists and float32.
+  token near $10^8$ (where $E[x^2] - \mu^2$ loses the variance), another $\varepsilon$; lists and float32.
 * ``feed_forward`` -- $\operatorname{ReLU}(CW_1 + b_1)W_2 + b_2$ on every token.
 * ``transformer_block`` -- the pre-LN block, written after diagnosing a wired-wrong one with the notebook's
   probe: 1, 2 and 4 heads, a batch.
@@ -52,7 +52,10 @@ def layer_norm_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(2, 3, 5)), *gb(5)), about="a batch of sequences"),
         Case((np.full((2, 4), 3.0), *gb(4)), about="constant tokens: the variance is 0"),
         Case((rng.normal(size=(3, 6)) * 1e-3, *gb(6)), about="a spread of 1e-3: eps matters"),
-        Case((1e4 + rng.normal(size=(2, 16)), *gb(16)), about="features near 10,000"),
+        Case(
+            (1e8 + rng.normal(size=(2, 16)), *gb(16)),
+            about="features near 1e8, spread 1: the variance as E[x^2] - mean^2 cancels to nothing",
+        ),
         Case((rng.normal(size=(3, 2)), *gb(2)), about="d = 2"),
         Case((rng.normal(size=(2, 5)), *gb(5)), {"eps": 0.5}, about="eps = 0.5"),
         Case(tuple(a.tolist() for a in (rng.normal(size=(2, 3)), *gb(3))), about="lists"),

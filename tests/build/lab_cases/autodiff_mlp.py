@@ -96,7 +96,7 @@ RIGHT = [
         + "        d_self, d_other = other.data * out.grad, self.data * out.grad\n        self.grad = self.grad + d_self\n        other.grad = other.grad + d_other\n"
         + MUL_END,
     ),
-    right("tanh", "1/cosh^2", TANH + "        self.grad += out.grad / math.cosh(self.data) ** 2\n" + TANH_END),
+    right("tanh", "1 - out.data^2", TANH + "        self.grad += (1 - out.data**2) * out.grad\n" + TANH_END),
     right(
         "sgd_step",
         "by index, in a while loop",
@@ -245,11 +245,6 @@ RIGHT += [
     ),
     right(
         "tanh",
-        "sech^2 from the input",
-        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += out.grad / math.cosh(self.data) ** 2\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
-    ),
-    right(
-        "tanh",
         "(1 - t)(1 + t)",
         "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += (1 - t) * (1 + t) * out.grad\n\n    out._backward = _backward\n    return out\n\n\nValue.tanh = tanh\n",
     ),
@@ -264,4 +259,64 @@ RIGHT += [
         "def sgd_step(params, lr):\n    for p in params:\n        p.data -= lr * p.grad\n        p.grad = 0.0",
     ),
     right("prediction", "no", 'prediction = "no"'),
+]
+
+# A second outside instructor's attempts: derivatives measured instead of derived, and rules that evaluate tanh
+# again (right in value, refused: the rule needs only t and out.grad).
+MISTAKES += [
+    mistake(
+        "mul",
+        "central differences with h = 1e-6 (exact for a product, up to rounding)",
+        MUL
+        + "        h = 1e-6\n        self.grad += ((self.data + h) * other.data - (self.data - h) * other.data) / (2 * h) * out.grad\n        other.grad += (self.data * (other.data + h) - self.data * (other.data - h)) / (2 * h) * out.grad\n"
+        + MUL_END,
+    ),
+    mistake(
+        "tanh",
+        "central differences with h = 1e-5",
+        TANH
+        + "        h = 1e-5\n        self.grad += (math.tanh(self.data + h) - math.tanh(self.data - h)) / (2 * h) * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
+        "tanh",
+        "a complex-step derivative",
+        TANH
+        + "        self.grad += cmath.tanh(complex(self.data, 1e-20)).imag / 1e-20 * out.grad\n"
+        + TANH_END.replace("Value.tanh = tanh", "import cmath\n\nValue.tanh = tanh"),
+    ),
+    mistake(
+        "tanh",
+        "central differences through np.tanh bound under another name",
+        "from numpy import tanh as th\n\n\n"
+        + TANH
+        + "        h = 1e-5\n        self.grad += float(th(self.data + h) - th(self.data - h)) / (2 * h) * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
+        "tanh",
+        "central differences through the Value's own forward pass",
+        TANH
+        + "        h = 1e-5\n        up, down = Value(self.data + h).tanh(), Value(self.data - h).tanh()\n        self.grad += (up.data - down.data) / (2 * h) * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
+        "tanh",
+        "1/cosh^2 of the input (right, but tanh's rule needs only t)",
+        TANH + "        self.grad += out.grad / math.cosh(self.data) ** 2\n" + TANH_END,
+    ),
+]
+RIGHT += [
+    right(
+        "mul",
+        "the parents' data read into locals first",
+        MUL
+        + "        a, b = self.data, other.data\n        self.grad += b * out.grad\n        other.grad += a * out.grad\n"
+        + MUL_END,
+    ),
+    right(
+        "tanh",
+        "t read again from out.data",
+        TANH + "        s = out.data\n        self.grad += out.grad * (1.0 - s * s)\n" + TANH_END,
+    ),
 ]

@@ -353,3 +353,49 @@ RIGHT += [
         "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n    if mask is not None:\n        S = np.where(mask, S, -np.inf)\n    P = softmax(S)\n    dV = np.swapaxes(P, -1, -2) @ dO\n    dP = dO @ np.swapaxes(V, -1, -2)\n    J = P[..., :, None] * np.eye(P.shape[-1]) - P[..., :, None] * P[..., None, :]\n    dS = np.einsum('...ij,...ijk->...ik', dP, J)\n    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV",
     ),
 ]
+
+# A second outside instructor's attempts: finite differences for dQ and dK on a loss whose values are centred
+# (centring undoes the values-near-1e7 case, not the one with weights near one-hot and values 1e8 apart).
+FD_LOSS = (
+    "    centred = V - V.mean(axis=-2, keepdims=True)\n\n"
+    "    def loss(Q, K):\n"
+    "        S = Q @ np.swapaxes(K, -1, -2) / scale\n"
+    "        if mask is not None:\n"
+    "            S = np.where(mask, S, -np.inf)\n"
+    "        return np.sum(dO * (softmax(S) @ centred))\n\n"
+    "    def measured(which, h=1e-5):\n"
+    "        G = np.zeros_like((Q, K)[which])\n"
+    "        for i in np.ndindex(G.shape):\n"
+    "            up, down = [Q.copy(), K.copy()], [Q.copy(), K.copy()]\n"
+    "            up[which][i] += h\n"
+    "            down[which][i] -= h\n"
+    "            G[i] = (loss(*up) - loss(*down)) / (2 * h)\n"
+    "        return G\n\n"
+)
+MISTAKES += [
+    mistake(
+        "attention_backward",
+        "dV exact, dQ and dK by finite differences on the loss with the values centred",
+        ATT + DV + FD_LOSS + "    return measured(0), measured(1), dV",
+    ),
+    mistake(
+        "attention_backward",
+        "dQ exact, dK by finite differences with the values centred (step 1e-3)",
+        ATT + DV + DS + FD_LOSS + "    return dS @ K / scale, measured(1, 1e-3), dV",
+    ),
+    mistake(
+        "attention_backward",
+        "dK exact, dQ by finite differences with the values centred (step 1e-5)",
+        ATT + DV + DS + FD_LOSS + "    return measured(0, 1e-5), np.swapaxes(dS, -1, -2) @ Q / scale, dV",
+    ),
+]
+RIGHT += [
+    right(
+        "attention_backward",
+        "dS as P * dP minus P times the row sums",
+        ATT
+        + DV
+        + "    dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * dP - P * np.sum(P * dP, axis=-1, keepdims=True)\n"
+        + QK,
+    ),
+]

@@ -264,3 +264,37 @@ RIGHT += [
         "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits)\n    targets = np.asarray(targets)\n    m = z.max(axis=-1, keepdims=True)\n    lse = m[..., 0] + np.log(np.exp(z - m).sum(axis=-1))\n    return float(np.mean(lse - np.take_along_axis(z, targets[..., None], -1)[..., 0]))",
     ),
 ]
+
+# A second outside instructor's attempts.
+MISTAKES += [
+    mistake(
+        "cross_entropy",
+        "the mean kept as an array of shape (1, 1)",
+        CE
+        + "    with np.errstate(divide='ignore', invalid='ignore'):\n        t = np.where(y_true > 0, -y_true * np.log(y_pred), 0.0)\n    rows = t.sum(axis=-1, keepdims=True).reshape(-1, 1)\n    return np.mean(rows, axis=0, keepdims=True)",
+    ),
+]
+RIGHT += [
+    right(
+        "cross_entropy",
+        "an array of shape () from np.mean",
+        CE
+        + "    with np.errstate(divide='ignore', invalid='ignore'):\n        t = np.where(y_true > 0, -y_true * np.log(np.where(y_true > 0, y_pred, 1.0)), 0.0)\n    return np.asarray(np.mean(t.sum(axis=-1)))",
+    ),
+]
+MISTAKES += [
+    mistake(
+        "cross_entropy",
+        "SciPy's xlogy (a ufunc: NumPy only means SciPy too)",
+        "from scipy.special import xlogy\n\n\n"
+        + CE
+        + "    return float(np.mean(-np.sum(xlogy(y_true, y_pred), axis=-1)))",
+    ),
+    mistake(
+        "cross_entropy",
+        "SciPy's xlogy through the module",
+        "import scipy.special\n\n\n"
+        + CE
+        + "    return float(np.mean(-np.sum(scipy.special.xlogy(y_true, y_pred), axis=-1)))",
+    ),
+]

@@ -14,7 +14,8 @@ ROPE = (
     "    cos, sin = np.cos(angle), np.sin(angle)\n    even, odd = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n"
 )
 TURN = "    out[..., 0::2] = even * cos - odd * sin\n    out[..., 1::2] = even * sin + odd * cos\n    return out"
-SCORES = "def rope_scores(q, k, n):\n    positions = np.arange(n)\n"
+
+RAS = "def rope_attention_scores(X, W_Q, W_K, n_heads):\n    X = np.asarray(X, dtype=float)\n    n, d_head = X.shape[-2], X.shape[-1] // n_heads\n"
 
 MISTAKES = [
     mistake("prediction", "a word not offered", 'prediction = "doubles"'),
@@ -135,23 +136,6 @@ MISTAKES = [
         "the library's",
         "import importlib\n\n\ndef apply_rope(x, positions, base=10000.0):\n    return importlib.import_module('transformer_math.modern').apply_rope(x, positions, base)",
     ),
-    mistake(
-        "rope_scores",
-        "the key left unturned",
-        SCORES + "    Q = apply_rope(np.tile(q, (n, 1)), positions)\n    return Q @ np.tile(k, (n, 1)).T",
-    ),
-    mistake(
-        "rope_scores",
-        "the result transposed",
-        SCORES
-        + "    Q = apply_rope(np.tile(q, (n, 1)), positions)\n    K = apply_rope(np.tile(k, (n, 1)), positions)\n    return K @ Q.T",
-    ),
-    mistake(
-        "rope_scores",
-        "scaled by sqrt(d)",
-        SCORES
-        + "    Q = apply_rope(np.tile(q, (n, 1)), positions)\n    K = apply_rope(np.tile(k, (n, 1)), positions)\n    return Q @ K.T / np.sqrt(len(q))",
-    ),
 ]
 
 RIGHT = [
@@ -179,11 +163,6 @@ RIGHT = [
         "apply_rope",
         "complex numbers, as Meta's code",
         "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    z = x[..., 0::2] + 1j * x[..., 1::2]\n    turned = z * np.exp(1j * np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d))\n    return np.stack([turned.real, turned.imag], axis=-1).reshape(x.shape)",
-    ),
-    right(
-        "rope_scores",
-        "a double loop over the positions",
-        "def rope_scores(q, k, n):\n    S = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n            S[i, j] = apply_rope(np.asarray(q)[None], [i])[0] @ apply_rope(np.asarray(k)[None], [j])[0]\n    return S",
     ),
 ]
 
@@ -341,31 +320,6 @@ MISTAKES += [
         "angles m * r (no frequency)",
         "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    a = np.asarray(positions)[:, None] * np.arange(d // 2)\n    c, s = np.cos(a), np.sin(a)\n    e, o = x[..., 0::2], x[..., 1::2]\n    out = np.empty_like(x)\n    out[..., 0::2] = e * c - o * s\n    out[..., 1::2] = e * s + o * c\n    return out",
     ),
-    mistake(
-        "rope_scores",
-        "key not turned",
-        "def rope_scores(q, k, n):\n    Q = apply_rope(np.tile(q, (n, 1)), np.arange(n))\n    return Q @ np.tile(k, (n, 1)).T",
-    ),
-    mistake(
-        "rope_scores",
-        "no rotation at all",
-        "def rope_scores(q, k, n):\n    return np.full((n, n), float(np.dot(q, k)))",
-    ),
-    mistake(
-        "rope_scores",
-        "transposed (K @ Q.T)",
-        "def rope_scores(q, k, n):\n    Q = apply_rope(np.tile(q, (n, 1)), np.arange(n))\n    K = apply_rope(np.tile(k, (n, 1)), np.arange(n))\n    return K @ Q.T",
-    ),
-    mistake(
-        "rope_scores",
-        "key turned for i - j instead of j",
-        "def rope_scores(q, k, n):\n    S = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n            S[i, j] = float(np.asarray(q) @ apply_rope(np.asarray(k, float)[None], [i - j])[0])\n    return S",
-    ),
-    mistake(
-        "rope_scores",
-        "positions 1..n",
-        "def rope_scores(q, k, n):\n    Q = apply_rope(np.tile(q, (n, 1)), np.arange(1, n + 1))\n    K = apply_rope(np.tile(k, (n, 1)), np.arange(n))\n    return Q @ K.T",
-    ),
 ]
 RIGHT += [
     right("prediction", "stays", 'prediction = "stays"'),
@@ -399,9 +353,88 @@ RIGHT += [
         "2x2 rotation matrices, one per pair and position",
         "def apply_rope(x, positions, base=10000.0):\n    x = np.asarray(x, dtype=float)\n    d = x.shape[-1]\n    n = x.shape[-2]\n    pos = np.asarray(positions, float)\n    out = np.empty_like(x)\n    for i in range(n):\n        for r in range(d // 2):\n            a = pos[i] * base ** (-2 * r / d)\n            R = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])\n            out[..., i, 2*r:2*r+2] = x[..., i, 2*r:2*r+2] @ R\n    return out",
     ),
+]
+
+# RoPE inside attention: what goes wrong when the heads are split, turned and scaled.
+PER_HEAD = (
+    "    scores = []\n    for h in range(n_heads):\n        c = slice(h * d_head, (h + 1) * d_head)\n"
+    "        q = apply_rope((X @ W_Q)[..., c], {qpos})\n        k = apply_rope((X @ W_K)[..., c], {kpos})\n"
+    "        scores.append(q @ np.swapaxes(k, -1, -2) / np.sqrt({scale}))\n    return np.stack(scores, axis=-3)"
+)
+MISTAKES += [
+    mistake(
+        "rope_attention_scores",
+        "RoPE on the whole row before the split (the frequencies of width d, not d_head)",
+        RAS
+        + "    Q, K = apply_rope(X @ W_Q, np.arange(n)), apply_rope(X @ W_K, np.arange(n))\n"
+        + "    return np.stack([Q[..., h * d_head : (h + 1) * d_head] @ np.swapaxes(K[..., h * d_head : (h + 1) * d_head], -1, -2) / np.sqrt(d_head) for h in range(n_heads)], axis=-3)",
+    ),
+    mistake(
+        "rope_attention_scores",
+        "scaled by sqrt(d), not sqrt(d_head)",
+        RAS + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="X.shape[-1]"),
+    ),
+    mistake(
+        "rope_attention_scores",
+        "no scale",
+        RAS + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="1.0"),
+    ),
+    mistake(
+        "rope_attention_scores",
+        "the keys left unturned",
+        RAS
+        + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="d_head").replace(
+            "k = apply_rope((X @ W_K)[..., c], np.arange(n))", "k = (X @ W_K)[..., c]"
+        ),
+    ),
+    mistake(
+        "rope_attention_scores",
+        "the keys at positions 1 to n, the queries at 0 to n - 1",
+        RAS + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(1, n + 1)", scale="d_head"),
+    ),
+    mistake(
+        "rope_attention_scores",
+        "the heads' columns interleaved (h::n_heads)",
+        RAS
+        + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="d_head").replace(
+            "c = slice(h * d_head, (h + 1) * d_head)", "c = slice(h, None, n_heads)"
+        ),
+    ),
+    mistake(
+        "rope_attention_scores",
+        "K.T on a batch",
+        RAS
+        + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="d_head").replace(
+            "np.swapaxes(k, -1, -2)", "k.T"
+        ),
+    ),
+    mistake(
+        "rope_attention_scores",
+        "the library's apply_rope",
+        "from transformer_math.modern import apply_rope as library_rope\n\n\n"
+        + RAS
+        + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="d_head").replace(
+            "apply_rope(", "library_rope("
+        ),
+    ),
+]
+RIGHT += [
     right(
-        "rope_scores",
-        "double loop of dot products",
-        "def rope_scores(q, k, n):\n    S = np.zeros((n, n))\n    for i in range(n):\n        for j in range(n):\n            S[i, j] = apply_rope(np.asarray(q, float)[None], [i])[0] @ apply_rope(np.asarray(k, float)[None], [j])[0]\n    return S",
+        "rope_attention_scores",
+        "the heads split by a reshape, turned together, einsum for the scores",
+        RAS
+        + "    def heads(M):\n        return np.swapaxes(M.reshape(*M.shape[:-1], n_heads, d_head), -2, -3)\n"
+        + "    q, k = apply_rope(heads(X @ W_Q), np.arange(n)), apply_rope(heads(X @ W_K), np.arange(n))\n"
+        + "    return np.einsum('...id,...jd->...ij', q, k) / np.sqrt(d_head)",
+    ),
+    right(
+        "rope_attention_scores",
+        "positions 1 to n for queries and keys alike (the scores depend only on j - i)",
+        RAS + PER_HEAD.format(qpos="np.arange(1, n + 1)", kpos="np.arange(1, n + 1)", scale="d_head"),
+    ),
+    right(
+        "rope_attention_scores",
+        "a loop over the heads",
+        RAS + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="d_head"),
     ),
 ]

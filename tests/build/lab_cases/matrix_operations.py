@@ -288,3 +288,29 @@ RIGHT += [
         "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    n, m = X.shape; p = Y.shape[1]\n    out = np.zeros((n, p))\n    for k in range(m):\n        for i in range(n):\n            for j in range(p):\n                out[i][j] = out[i][j] + X[i][k] * Y[k][j]\n    return out",
     ),
 ]
+
+# A second outside instructor's attempts: products of whole rows or columns, which the text now names as refused.
+MISTAKES += [
+    mistake(
+        "matmul",
+        "a sum over k of np.outer(column k of X, row k of Y)",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    out = np.zeros((X.shape[0], Y.shape[1]))\n    for k in range(X.shape[1]):\n        out += np.outer(X[:, k], Y[k])\n    return out",
+    ),
+    mistake(
+        "matmul",
+        "a sum over k of np.multiply.outer",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    out = np.zeros((X.shape[0], Y.shape[1]))\n    for k in range(X.shape[1]):\n        out = out + np.multiply.outer(X[:, k], Y[k])\n    return out",
+    ),
+    mistake(
+        "matmul",
+        "np.vdot of a row and a column per entry",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    out = np.zeros((X.shape[0], Y.shape[1]))\n    for i in range(X.shape[0]):\n        for j in range(Y.shape[1]):\n            out[i, j] = np.vdot(X[i], Y[:, j])\n    return out",
+    ),
+]
+RIGHT += [
+    right(
+        "matmul",
+        "a sum over k of products written with * (one per entry)",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    n, m = X.shape\n    p = Y.shape[1]\n    out = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n            out[i, j] = sum(X[i, k] * Y[k, j] for k in range(m))\n    return out",
+    ),
+]

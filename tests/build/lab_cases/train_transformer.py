@@ -81,7 +81,7 @@ MISTAKES = [
     mistake("loss_floor", "six choices for a random digit", "loss_at_start = 1.7918\nloss_floor = 3 / 8 * np.log(6)"),
     mistake("loss_floor", "over nine positions", "loss_at_start = 1.7918\nloss_floor = 3 / 9 * np.log(5)"),
     mistake("loss_floor", "one random digit's cost", "loss_at_start = 1.7918\nloss_floor = np.log(5)"),
-    mistake("inputs_and_targets", "the suspect's slices, unchanged", IT + "    return seqs[:, 1:], seqs[:, :-1]"),
+    mistake("inputs_and_targets", "inputs and targets swapped", IT + "    return seqs[:, 1:], seqs[:, :-1]"),
     mistake(
         "inputs_and_targets",
         "the suspect called",
@@ -259,5 +259,23 @@ RIGHT += [
         "copy_any_digit",
         "counts per answer digit / 4",
         "def copy_any_digit(seqs):\n    seqs = np.asarray(seqs)\n    return np.mean([[np.count_nonzero(s[:4] == a) / 4 for a in s[5:]] for s in seqs])",
+    ),
+]
+
+# The suspect reads every token and is asked for the one before (np.roll by 1): swapping its two parts is no fix.
+MISTAKES += [
+    mistake("inputs_and_targets", "the suspect's roll, unchanged", IT + "    return seqs, np.roll(seqs, 1, axis=1)"),
+    mistake("inputs_and_targets", "the suspect's two parts swapped", IT + "    return np.roll(seqs, 1, axis=1), seqs"),
+    mistake(
+        "inputs_and_targets",
+        "the roll turned the other way, the last position cut from the targets only",
+        IT + "    return seqs, np.roll(seqs, -1, axis=1)[:, :-1]",
+    ),
+]
+RIGHT += [
+    right(
+        "inputs_and_targets",
+        "the roll turned the other way, the wrapped position cut from both",
+        IT + "    return seqs[:, :-1], np.roll(seqs, -1, axis=1)[:, :-1]",
     ),
 ]

@@ -432,3 +432,21 @@ RIGHT += [
         "def forward_pass(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    W_E = params['W_E']\n    x = np.take(W_E, tokens, axis=0) + positional_encoding(tokens.shape[-1], W_E.shape[-1])\n    L = len(params) // 12  # 12 arrays a block, and 4 more\n    for l in range(L):\n        x = transformer_block(x, block_params(params, l), n_heads)\n    return layer_norm(x, params['lnf_g'], params['lnf_b']) @ params['W_U']",
     ),
 ]
+
+# A second outside instructor's attempts.
+MISTAKES += [
+    mistake(
+        "layer_norm",
+        "the variance as E[x^2] - mean^2 (it cancels far from 0)",
+        LN
+        + "    mu = x.mean(axis=-1, keepdims=True)\n    var = (x * x).mean(axis=-1, keepdims=True) - mu * mu\n    return gamma * (x - mu) / np.sqrt(np.maximum(var, 0.0) + eps) + beta",
+    ),
+]
+RIGHT += [
+    right(
+        "layer_norm",
+        "the variance as the mean square of the centred token",
+        LN
+        + "    c = x - x.mean(axis=-1, keepdims=True)\n    return gamma * c / np.sqrt((c * c).mean(axis=-1, keepdims=True) + eps) + beta",
+    ),
+]
