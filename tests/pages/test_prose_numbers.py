@@ -132,3 +132,32 @@ def test_a_flag_multiplies_the_odds_of_toxicity_by_the_likelihood_ratio():
     assert round(posterior(0.001, 0.95, 0.05), 4) == 0.0187  # the exercise's printed values
     assert round(posterior(0.001, 0.95, 0.005), 4) == 0.1598
     assert abs(posterior(0.001, 0.95, 0.005) - posterior(0.01, 0.95, 0.05)) < 0.002  # "nearly cancel"
+
+
+def test_the_noise_eigenvalues_of_the_pca_example_spread_over_the_marchenko_pastur_range():
+    low, high = (0.3**2 * (1 + sign * math.sqrt(6 / 300)) ** 2 for sign in (-1, 1))
+    prose = f"$0.09\\,(1 \\pm \\sqrt{{6/300}})^2$, from {low:.3f} to {high:.3f} (the Marchenko–Pastur range)"
+    assert says("part-1/eigenvalues.md", prose)
+    printed = re.search(r"eigenvalues \(variance along each axis\): \[([^\]]*)\]", page("part-1/eigenvalues.md"))
+    noise = [float(value) for value in printed.group(1).split()][2:]
+    assert len(noise) == 6 and low < min(noise) < 0.09 < max(noise) < high  # the largest above, the smallest below
+
+
+def test_random_cosines_need_mean_0_entries():
+    rng = np.random.default_rng(0)
+    d = 768
+
+    def mean_abs_cos(a, b):
+        return np.mean(np.abs(np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))))
+
+    assert abs(mean_abs_cos(*rng.uniform(-1, 1, size=(2, 10_000, d))) * math.sqrt(d) - math.sqrt(2 / math.pi)) < 0.02
+    assert mean_abs_cos(*rng.uniform(0, 1, size=(2, 10_000, d))) > 0.7  # entries that all lean one way
+    assert says(
+        "part-1/dot-product.md", "any entries of mean 0 give the same large-$d$ value; entries from $[0, 1]$ do not"
+    )
+
+
+def test_the_map_counts_the_lines_of_its_forward_pass():
+    block = re.search(r"```python\n(.*?)```", (DOCS / "what-a-gpt-computes.md").read_text(encoding="utf-8"), re.S)
+    lines = sum(1 for line in block.group(1).splitlines() if line.strip())
+    assert says("what-a-gpt-computes.md", f"one picture and {lines} lines of NumPy")
