@@ -133,8 +133,9 @@ def test_the_passes_over_the_training_plays(runs):
     n = len(writer.shakespeare()[0])
     passes = {key: run["steps"] * writer.SIZES[key[0]]["batch_size"] * writer.SIZES[key[0]]["seq_len"] / n
               for key, run in runs.items() if key[0] in writer.SIZES}  # fmt: skip
-    assert says(f"the small model read its plays {passes['2 x 64', 15]:.0f} times, the large one "
-                f"{passes['4 x 128', 15]:.1f}")
+    assert says(
+        f"the small model read its plays {passes['2 x 64', 15]:.0f} times, the large one {passes['4 x 128', 15]:.1f}"
+    )
 
 
 def test_the_trials_in_words_are_the_stored_runs(runs):
