@@ -214,7 +214,7 @@ if check.ready(attention, Q, K, V, np.tril(np.ones((4, 4), dtype=bool))) and pre
     out = attention(Q, K, V, np.tril(np.ones((4, 4), dtype=bool)))
     print("output of token 0:", out[0], "  v_0:", V[0], "  the average of the values:", V.mean(axis=0))
     own = "own value" if np.allclose(out[0], V[0]) else "average"
-    print(f"You predicted {prediction!r}:", "it held." if prediction == own else "it did not hold.")
+    print(f"You predicted {prediction!r}:", "it held." if prediction.strip().lower() == own else "it did not hold.")
 
 # %% [markdown]
 # The first token of every sequence attends only to itself, whatever the weights: under the causal mask

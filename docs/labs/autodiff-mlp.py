@@ -384,7 +384,7 @@ print("training accuracy:", round(accuracy, 4))
 if len(losses) == 100:
     print(
         f"You predicted {prediction!r}:",
-        "it held." if (prediction == "yes") == (accuracy == 1.0) else "it did not hold.",
+        "it held." if (prediction.strip().lower() == "yes") == (accuracy == 1.0) else "it did not hold.",
     )
 
 # %% [markdown]

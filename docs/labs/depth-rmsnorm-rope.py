@@ -200,7 +200,7 @@ if check.ready(stream_sizes, deep, tokens, 2) and prediction is not Ellipsis:
     for what, sizes in [("as drawn", drawn), ("1/sqrt(2L)", scaled)]:
         print(f"{what:>10}: size after 0, 3, 6, 9, 12 blocks:", np.round(sizes[::3], 2))
     grows = "grows" if drawn[-1] > 1.5 * drawn[0] else "stays"
-    print(f"You predicted {prediction!r}:", "it held." if prediction == grows else "it did not hold.")
+    print(f"You predicted {prediction!r}:", "it held." if prediction.strip().lower() == grows else "it did not hold.")
 
 # %% [markdown]
 # The two models differ only in $W_O$ and $W_2$. GPT-2 (Radford et al., 2019) multiplies these by

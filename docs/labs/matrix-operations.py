@@ -116,7 +116,7 @@ if entry_0_1 is Ellipsis or prediction is Ellipsis:
 else:
     print("A @ B =", (A @ B).tolist(), "  B @ A =", (B @ A).tolist())
     equal = "equal" if np.array_equal(A @ B, B @ A) else "different"
-    print(f"You predicted {prediction!r}:", "it held." if prediction == equal else "it did not hold.")
+    print(f"You predicted {prediction!r}:", "it held." if prediction.strip().lower() == equal else "it did not hold.")
 
 # %% [markdown]
 # ## 3. Every row against every row

@@ -348,7 +348,7 @@ elif ready:
             variant = init_params(VOCAB_SIZE, d_model=16, d_ff=32, seed=0)
             train(variant, inputs, targets, n_heads=n_heads, steps=100, lr=0.03, warmup_steps=10, max_grad_norm=1.0)
             accuracy = held_out_accuracy(variant, n_heads)
-        held = (accuracy > 0.9) == (prediction[name] == "reverses")
+        held = (accuracy > 0.9) == (prediction[name].strip().lower() == "reverses")
         print(
             f"{name:12s}: held-out accuracy {accuracy:.3f}; you predicted {prediction[name]!r}:",
             "it held." if held else "it did not hold.",

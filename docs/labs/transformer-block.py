@@ -363,7 +363,7 @@ if check.ready(forward_pass, params, [0, 1, 2], 2) and prediction is not Ellipsi
     print("position 0 of 'the cat sat':", first[0].round(4))
     print("position 0 of 'the mat':    ", first[1].round(4))
     same = "same" if np.allclose(*first) else "different"
-    print(f"You predicted {prediction!r}:", "it held." if prediction == same else "it did not hold.")
+    print(f"You predicted {prediction!r}:", "it held." if prediction.strip().lower() == same else "it did not hold.")
 
 # %% [markdown]
 # ## What you wrote

@@ -424,8 +424,11 @@ def layer_norm_backward(dy, x, gamma, eps=1e-5):
 # <details><summary>Hint: the formula</summary>
 #
 # With $g = \gamma \odot \bar y$: $\bar\gamma = \sum \bar y \odot \hat x$, $\bar\beta = \sum \bar y$ over the tokens,
-# and, along each row, $\bar x = \big(g - \operatorname{mean}(g) - \hat x \operatorname{mean}(g \odot \hat x)\big)/s$: the
-# direct path, the path through $\mu$ and the path through $\sigma^2$ ([From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/#layernorm-step-by-step)
+# and, along each row,
+#
+# $$\bar x = \big(g - \operatorname{mean}(g) - \hat x \operatorname{mean}(g \odot \hat x)\big)/s,$$
+#
+# the sum of the direct path, the path through $\mu$ and the path through $\sigma^2$ ([From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/#layernorm-step-by-step)
 # derives it step by step).
 #
 # </details>

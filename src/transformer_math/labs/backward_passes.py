@@ -187,7 +187,7 @@ check = Checks(
                 "d81738daf0ab50ebf6ccf53d": "the 1 is subtracted at position 1; the target is token 0",
             },
         ),
-        "ce_backward": FunctionCheck(("Z", "y"), ce_cases, reference_ce, tol=1e-8, rtol=1e-6, own=OWN),
+        "ce_backward": FunctionCheck(("Z", "y"), ce_cases, reference_ce, tol=1e-8, rtol=1e-6, own=OWN, derived=True),
         "prediction": Choice(("0", "1", "1/n")),
         "layer_norm_backward": FunctionCheck(
             ("dy", "x", "gamma"),
@@ -197,6 +197,7 @@ check = Checks(
             rtol=1e-6,
             parts=("dx", "dgamma", "dbeta"),
             own=OWN,
+            derived=True,
         ),
         "attention_backward": FunctionCheck(
             ("dO", "Q", "K", "V", "mask"),
@@ -206,6 +207,7 @@ check = Checks(
             rtol=1e-6,
             parts=("dQ", "dK", "dV"),
             own=OWN,
+            derived=True,
         ),
     },
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases.your_own_gpt_measured import MEASURED
 
 CE = "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n"
 LN = "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n"
@@ -398,4 +399,12 @@ RIGHT += [
         + "    dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * dP - P * np.sum(P * dP, axis=-1, keepdims=True)\n"
         + QK,
     ),
+]
+
+# Gradients measured by a complex step (no rounding to lose) or in extended precision, refused in every backward
+# exercise as in the capstone, whose cases these are.
+MISTAKES += [
+    variant._replace(append=False)
+    for variant in MEASURED
+    if variant.check in ("ce_backward", "layer_norm_backward", "attention_backward")
 ]
