@@ -1,5 +1,5 @@
-"""The numbers Part III's prose states about long chains of slopes, Adam's memory and step, and warm-up, recomputed: if a
-setting or a formula changes and a sentence goes stale, this test names the sentence."""
+"""The numbers Part III's prose states about the paths graph, long chains of slopes, Adam's memory and step, and
+warm-up, recomputed: if a setting or a formula changes and a sentence goes stale, this test names the sentence."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 import re
 from pathlib import Path
 
-from snippets.part_3 import optimizers_in_depth, schedules
+from snippets.part_3 import chain_rule, optimizers_in_depth, schedules
 from transformer_math.optim import clip_grad_norm
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "part-3"
@@ -110,3 +110,18 @@ def test_without_warm_up_the_high_peak_ends_worse_on_most_of_twenty_seeds():
     p = 2 * sum(math.comb(20, k) for k in range(max(worse, 20 - worse), 21)) / 2**20  # two-sided sign test
     assert worse == 16 and round(p, 3) == 0.012
     assert says("schedules.md", "(on 16 of 20 seeds, sign test $p = 0.012$)")
+
+
+def test_the_paths_graph_alt_text_states_the_values_the_library_computes():
+    data, grads, slopes = chain_rule.paths_graph_values()
+    values = (
+        f"a = {data['a']:g} and b = {data['b']:g} on the left, c = a + b = {data['c']:g} and d = b + 1 = {data['d']:g}"
+    )
+    assert says("chain-rule.md", values) and says("chain-rule.md", f"e = c·d = {data['e']:g} on the right")
+    assert {slopes["a", "c"], slopes["b", "c"], slopes["b", "d"]} == {1.0}
+    arrows = f"carry the slope 1, c to e carries {slopes['c', 'e']:g} and d to e carries {slopes['d', 'e']:g}"
+    assert says("chain-rule.md", arrows)
+    derivatives = ", ".join(f"∂e/∂{name} = {grads[name]:g}" for name in "abcd")
+    assert says("chain-rule.md", f"Under each value its derivative: {derivatives}.")
+    paths = f"{slopes['b', 'c']:g}·{slopes['c', 'e']:g} + {slopes['b', 'd']:g}·{slopes['d', 'e']:g}"
+    assert says("chain-rule.md", f"The title: ∂e/∂b = {paths} = {grads['b']:g}, a product per path")
