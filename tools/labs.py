@@ -1,8 +1,8 @@
 """The labs' exercises and their reference solutions, shared by the build and the tests.
 
 A lab (``docs/labs/*.py``, jupytext percent format) has cells tagged ``exercise`` with a ``...`` for the
-learner to replace, each followed by a Markdown cell holding a folded hint (``<details><summary>Hint``) and
-then the reference solution: a ``python`` fence in a folded ``<details><summary>Solution`` block. The
+learner to replace, each followed by a Markdown cell holding a folded hint (``<details><summary>Hint``, or
+several: ``<summary>Hint: the route``, then ``<summary>Hint: the formula``) and then the reference solution: a ``python`` fence in a folded ``<details><summary>Solution`` block. The
 downloadable notebook keeps the blanks; the site shows the solved run (``solved_page``), so the reader sees
 every figure and every check passing, with the hints still folded.
 """
@@ -15,7 +15,7 @@ import re
 import nbformat
 
 SOLUTION = re.compile(r"<details><summary>Solution</summary>.*?```python\n(?P<code>.*?)\n```.*?</details>", re.S)
-HINT = re.compile(r"<details><summary>Hint</summary>.*?</details>", re.S)
+HINT = re.compile(r"<details><summary>Hint[^<]*</summary>.*?</details>", re.S)  # "Hint", "Hint: the route"
 
 # Raw HTML in the theme's admonition markup: a notebook's Markdown is not Python-Markdown.
 SOLVED_NOTE = """\
@@ -63,9 +63,9 @@ def solved_page(notebook, colab: str):
     page = solved(notebook)
     for index in reversed(exercises(notebook)):
         page.cells[index].metadata["tags"] = ["solution"]
-        hint = HINT.search(page.cells[index + 1].source)
-        if hint:
-            page.cells[index + 1].source = hint.group(0)
+        hints = [found.group(0) for found in HINT.finditer(page.cells[index + 1].source)]
+        if hints:
+            page.cells[index + 1].source = "\n\n".join(hints)
         else:
             del page.cells[index + 1]
     page.cells.insert(1, nbformat.v4.new_markdown_cell(SOLVED_NOTE.format(colab=colab)))

@@ -156,16 +156,20 @@ def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# Multiply every gradient by $c$: $\hat m$ scales by $c$, $\hat v$ by $c^2$, so $\hat m / \sqrt{\hat v}$ does
-# not change, and for a steady $g$ it is $g / |g| = \pm 1$:
-#
-# $$\begin{aligned} m &\leftarrow \beta_1 m + (1 - \beta_1)\, g, \quad v \leftarrow \beta_2 v + (1 - \beta_2)\, g^2, \\ \hat m &= \frac{m}{1 - \beta_1^t}, \quad \hat v = \frac{v}{1 - \beta_2^t}, \quad \theta \leftarrow \theta - \eta \, \frac{\hat m}{\sqrt{\hat v} + \epsilon}. \end{aligned}$$
-#
+# Multiply every gradient by a factor $c$. $\hat m$ averages gradients, so it scales by $c$; $\hat v$ averages
+# their squares, so it scales by $c^2$, and $\sqrt{\hat v}$ by $|c|$. So $\hat m / \sqrt{\hat v}$ does not change:
+# for a steady gradient $g$ it is $g / |g| = \pm 1$, and a step of $\eta$ times it is about $\eta$, whatever the
+# gradient's scale. Take this step's `g` into `m` and `v`, correct both with your `unbias`, then write the step.
 # `m = beta1 * m + ...` makes a new array; `m *= beta1` would change the caller's.
 #
 # </details>
 #
 # <details><summary>Solution</summary>
+#
+# $\hat m / \sqrt{\hat v}$: after $m \leftarrow \beta_1 m + (1 - \beta_1)\, g$ and
+# $v \leftarrow \beta_2 v + (1 - \beta_2)\, g^2$,
+#
+# $$\hat m = \frac{m}{1 - \beta_1^t}, \quad \hat v = \frac{v}{1 - \beta_2^t}, \quad \theta \leftarrow \theta - \eta \, \frac{\hat m}{\sqrt{\hat v} + \epsilon}.$$
 #
 # ```python
 # def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
@@ -308,7 +312,8 @@ if check.ready(adamw_step, np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1) 
     l2, decoupled = 10 - shrink(adam_l2_step, 0.0), 10 - shrink(adamw_step, 0.0)
     print(f"after 10 steps from 10 with g = 0: Adam + L2 {l2:.4f}, AdamW {decoupled:.4f}")
     further = "adam + l2" if l2 < decoupled else "adamw"
-    print(f"You predicted {prediction!r}:", "it held." if prediction == further else "it did not hold.")
+    held = prediction.strip().lower() == further  # read as check reads it: capitals and outer spaces aside
+    print(f"You predicted {prediction!r}:", "it held." if held else "it did not hold.")
     print("the decay's share of the move in 10 steps, for a steady gradient of size")
     for gradient in (0.0, 1e-3, 1.0, 1e3):
         l2, decoupled = (round(shrink(step, gradient), 4) + 0.0 for step in (adam_l2_step, adamw_step))

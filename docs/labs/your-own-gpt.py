@@ -17,7 +17,8 @@
 # %% [markdown]
 # # Lab: your own GPT
 #
-# **About 135 minutes · difficulty 3 of 3 (hard)** · after
+# **About 135 minutes · difficulty 3 of 3 (hard)**, with the hints (longer if you derive each piece from its goal
+# alone) · after
 # [From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/) and
 # [Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/);
 # the lab of the one-day path
@@ -37,14 +38,19 @@
 # **How to work:** run the first three cells. Each cell tagged `exercise` states a goal and holds a `...` to
 # replace; the cell under it calls `check`, which runs your code on hidden cases and prints **Correct**, or what
 # is wrong and on which case, or **Not yet** while the `...` is there. Under each exercise a hint and a solution
-# are folded: open the hint first.
+# are folded: open the hint first. The backward passes have two hints: the route (which chain-rule steps, which
+# cached values), then the formula.
 
 # %%
 # The guide's library holds this lab's checks and the text the model learns from (NumPy is all it needs). On
 # Colab, or in a Python without it, this cell installs it, pinned to the edition of this notebook.
 import importlib
+import os
 import subprocess
 import sys
+
+# One BLAS thread, set before NumPy loads: over matrices this small, more threads mostly wait on each other.
+os.environ.update(OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", VECLIB_MAXIMUM_THREADS="1")
 
 try:
     import transformer_math.labs  # noqa: F401
@@ -348,12 +354,21 @@ def ce_backward(logits, targets):
 
 
 # %% [markdown]
-# <details><summary>Hint</summary>
+# <details><summary>Hint: the route</summary>
 #
-# $-\log \operatorname{softmax}(z)_y = \log\sum_j e^{z_j} - z_y$, and with $m = \max_j z_j$,
-# $\log\sum_j e^{z_j} = m + \log\sum_j e^{z_j - m}$, whose exponents are at most 0. The derivative of one
-# position's loss is $\operatorname{softmax}(z) - \operatorname{onehot}(y)$ (prediction minus target); the mean over
-# $N$ positions divides it by $N$. `np.take_along_axis(z, targets[..., None], axis=-1)` picks each position's $z_y$.
+# One position's loss, $-\log \operatorname{softmax}(z)_y$, is $\log\sum_j e^{z_j}$ minus one logit. Subtracting
+# the same number from every logit of a position changes neither the softmax nor the loss: choose the number
+# that makes every exponent at most 0. For the gradient, differentiate that expression with respect to one logit
+# $z_k$: the first term gives an entry of the softmax, the second counts only when $k$ is the target; the mean
+# over the positions scales each position's gradient.
+#
+# </details>
+#
+# <details><summary>Hint: the formula</summary>
+#
+# With $m = \max_j z_j$, $\log\sum_j e^{z_j} = m + \log\sum_j e^{z_j - m}$. The derivative of one position's loss
+# is $\operatorname{softmax}(z) - \operatorname{onehot}(y)$ (prediction minus target); the mean over $N$
+# positions divides it by $N$. `np.take_along_axis(z, targets[..., None], axis=-1)` picks each position's $z_y$.
 #
 # </details>
 #
@@ -395,12 +410,22 @@ def layer_norm_backward(dy, x, gamma, eps=1e-5):
 
 
 # %% [markdown]
-# <details><summary>Hint</summary>
+# <details><summary>Hint: the route</summary>
 #
-# With $s = \sqrt{\sigma^2 + \varepsilon}$, $\hat x = (x - \mu)/s$ and $g = \gamma \odot \bar y$:
-# $\bar\gamma = \sum \bar y \odot \hat x$, $\bar\beta = \sum \bar y$ over the tokens, and, along each row,
-# $\bar x = \big(g - \operatorname{mean}(g) - \hat x \operatorname{mean}(g \odot \hat x)\big)/s$: the direct path, the path through
-# $\mu$ and the path through $\sigma^2$ ([From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/#layernorm-step-by-step)
+# Write the forward pass as steps whose derivatives are simple: $\mu = \operatorname{mean}(x)$, $c = x - \mu$,
+# $\sigma^2 = \operatorname{mean}(c^2)$, $s = \sqrt{\sigma^2 + \varepsilon}$, $\hat x = c/s$, $y = \gamma \odot \hat x + \beta$,
+# along each row. Go back from $\bar y$: $\bar\gamma$ and $\bar\beta$ come from the last step (every token uses
+# the same $\gamma$ and $\beta$, so their gradients add over the tokens), and $\bar{\hat x} = \gamma \odot \bar y$.
+# From $\hat x$ back to $x$ there are three paths: directly through $c$, through $\mu$, and through $\sigma^2$
+# (and $s$); add them. You need only $x$ itself: recompute $\hat x$ and $s$ from it.
+#
+# </details>
+#
+# <details><summary>Hint: the formula</summary>
+#
+# With $g = \gamma \odot \bar y$: $\bar\gamma = \sum \bar y \odot \hat x$, $\bar\beta = \sum \bar y$ over the tokens,
+# and, along each row, $\bar x = \big(g - \operatorname{mean}(g) - \hat x \operatorname{mean}(g \odot \hat x)\big)/s$: the
+# direct path, the path through $\mu$ and the path through $\sigma^2$ ([From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/#layernorm-step-by-step)
 # derives it step by step).
 #
 # </details>
@@ -437,9 +462,19 @@ def attention_backward(dO, Q, K, V, mask):
 
 
 # %% [markdown]
-# <details><summary>Hint</summary>
+# <details><summary>Hint: the route</summary>
 #
-# Recompute $S = QK^\top/\sqrt{d_k}$ (masked) and $P = \operatorname{softmax}(S)$. Then
+# Recompute the forward pass from `Q`, `K`, `V` and the mask: the scores $S$, the weights
+# $P = \operatorname{softmax}(S)$ row by row, $O = PV$. Then go back through its three steps. $O = PV$ and
+# $S = QK^\top/\sqrt{d_k}$ are products of matrices: each factor's gradient is the upstream gradient times the
+# other factor, transposed on the side that makes the shapes fit. Between them, the softmax of a row couples all
+# its entries: $\partial P_{ij}/\partial S_{ik} = P_{ij}(\delta_{jk} - P_{ik})$; contract that with $\bar P$, row by
+# row. What does a masked score, whose $P$ is 0, receive?
+#
+# </details>
+#
+# <details><summary>Hint: the formula</summary>
+#
 # $\bar V = P^\top \bar O$, $\bar P = \bar O V^\top$, $\bar S = P \odot (\bar P - \operatorname{rowsum}(P \odot \bar P))$,
 # $\bar Q = \bar S K/\sqrt{d_k}$ and $\bar K = \bar S^\top Q/\sqrt{d_k}$. A masked score has $P = 0$, so it passes no
 # gradient.
@@ -481,14 +516,26 @@ def block_backward(dx2, p, cache, n_heads):
 
 
 # %% [markdown]
-# <details><summary>Hint</summary>
+# <details><summary>Hint: the route</summary>
+#
+# Take the lines of your `block_forward` from the last to the first. Three kinds of step appear, and each needs
+# its input from the cache: a linear layer $Y = XW + b$ (its $X$: $r$, $c$, $o$ or $a$), the ReLU (its input
+# $u$), and a residual $X_2 = X_1 + F(X_1)$, through which the gradient arrives by two paths that add up. The
+# two LayerNorms and the attention are your backward pieces, fed from the cache ($x$ and $x_1$; $q$, $k$, $v$ and
+# the mask, all heads at once). The order: $W_2, b_2$; the ReLU; $W_1, b_1$; LayerNorm 2; the first residual;
+# $W_O$; the heads; $W_Q, W_K, W_V$, which all read $a$; LayerNorm 1; the second residual.
+#
+# </details>
+#
+# <details><summary>Hint: the formula</summary>
 #
 # * $Y = XW + b$ (over every token of every sequence): $\bar W = X^\top \bar Y$ and $\bar b = \sum \bar Y$, with $X$
 #   and $\bar Y$ reshaped to $(\text{tokens}, \cdot)$; and $\bar X = \bar Y W^\top$.
 # * $r = \operatorname{ReLU}(u)$: $\bar u = \bar r \odot [u > 0]$.
-# * A residual $X_2 = X_1 + F(X_1)$ passes $\bar X_2$ through unchanged *and* through $F$: the two add up.
+# * $X_2 = X_1 + F(X_1)$: $\bar X_1 = \bar X_2 + $ (what comes back through $F$).
 # * The heads: `split_heads` the gradient of the joined heads, run your `attention_backward` on all heads at
-#   once, `merge_heads` the three results; $a$ feeds three projections, so $\bar a$ is the sum of three terms.
+#   once, `merge_heads` the three results; $\bar a$ is the sum of the three terms $\bar q W_Q^\top$, $\bar k W_K^\top$,
+#   $\bar v W_V^\top$.
 #
 # </details>
 #
@@ -533,12 +580,22 @@ def gpt_backward(params, cache, dlogits):
 
 
 # %% [markdown]
-# <details><summary>Hint</summary>
+# <details><summary>Hint: the route</summary>
 #
-# From the top: $W_U$ and $\operatorname{LN}_f$, then the blocks from the last to the first, each passing $\bar X$
-# down, the gradients of block $\ell$ stored under its prefix. At the bottom, $X^{(0)} = W_E[t] + W_P[{:}n]$: each
-# position's $\bar X^{(0)}$ row is added to its token's row of $\bar W_E$ (a token used twice gets both:
-# `np.add.at`), and, summed over the batch, to its position's row of $\bar W_P$; the rows of $W_P$ past $n$ get 0.
+# Reverse `gpt_forward`: the unembedding $Z = \operatorname{LN}_f(X^{(L)})\,W_U$ is a linear layer (its input, the
+# normalised stream, is in your cache), then the final LayerNorm (its input $X^{(L)}$), then the blocks from the
+# last to the first, each passing $\bar X$ down and giving its arrays' gradients, to store under its prefix. At the
+# bottom, $X^{(0)}$ is a sum of two lookups, so $\bar X^{(0)}$ flows to both: each row goes to the row of $W_E$ and
+# the row of $W_P$ it was read from.
+#
+# </details>
+#
+# <details><summary>Hint: the formula</summary>
+#
+# $\bar W_U = \hat X^\top \bar Z$ over every position, $\bar X = \bar Z W_U^\top$ into your `layer_norm_backward`,
+# then `block_backward` block by block. Each position's $\bar X^{(0)}$ row is added to its token's row of
+# $\bar W_E$ (a token used twice gets both: `np.add.at`), and, summed over the batch, to its position's row of
+# $\bar W_P$; the rows of $W_P$ past $n$ get 0.
 #
 # </details>
 #
@@ -584,7 +641,17 @@ def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.
 
 
 # %% [markdown]
-# <details><summary>Hint</summary>
+# <details><summary>Hint: the route</summary>
+#
+# Adam's step, as in the [Adam lab](https://transformer-math.github.io/mathematics-for-transformers/labs/adam/):
+# update the two running averages with `g`, correct their start at 0, and step by the ratio that does not change
+# with the gradient's scale. The decay is a separate change of $\theta$ of $-\eta\lambda\theta$ a step, computed
+# from $\theta$ as it was before the step; it must not enter $m$ or $v$, which would divide it by
+# $\sqrt{\hat v}$ with the rest.
+#
+# </details>
+#
+# <details><summary>Hint: the formula</summary>
 #
 # $m \leftarrow \beta_1 m + (1 - \beta_1) g$, $v \leftarrow \beta_2 v + (1 - \beta_2) g^2$,
 # $\hat m = m/(1 - \beta_1^t)$, $\hat v = v/(1 - \beta_2^t)$, and
@@ -729,7 +796,8 @@ if ready:
     held_out = held_out_loss(params)
     print(f"{STEPS} steps in {seconds:.1f} s of CPU; held-out loss {held_out:.3f}, unigram {unigram:.3f}")
     beats = "beats it" if held_out < unigram else "does not"
-    print(f"You predicted {prediction!r}:", "it held." if prediction == beats else "it did not hold.")
+    held = prediction.strip().lower() == beats  # read as check reads it: capitals and outer spaces aside
+    print(f"You predicted {prediction!r}:", "it held." if held else "it did not hold.")
 else:
     print("Training waits for your pieces and your prediction.")
 

@@ -27,7 +27,6 @@ def formats() -> None:
         underflow = np.log(2) - np.log(smallest)  # e^-k below half the smallest positive value rounds to 0
         top_is_one = -np.log(eps / 2)  # 1 + e^-k rounds to 1 once e^-k < eps / 2
         print(f"{name:9}  x > {overflow:6.2f}   k > {underflow:6.2f}     k > {top_is_one:5.2f}")
-    print(f"bfloat16 flushing subnormals to 0: k > {np.log(2.0**126):.2f}")
     # --8<-- [end:formats]
 
 

@@ -20,6 +20,17 @@ def law_of_large_numbers() -> Figure:
 
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
+    band_n = np.geomspace(1, draws.size, 200)  # a smooth curve needs few points on a log axis
+    se = np.sqrt(probs[0] * (1 - probs[0]) / band_n)  # the standard error of cat's share
+    ax.fill_between(
+        band_n,
+        probs[0] - 2 * se,
+        probs[0] + 2 * se,
+        color="C0",
+        alpha=0.15,
+        linewidth=0,
+        label="cat: P ± 2 standard errors",
+    )
     for k, (token, p) in enumerate(zip(tokens, probs)):
         share = np.cumsum(draws == k) / n  # share of token k among the first n samples
         ax.plot(n, share, color=f"C{k}", label=f"{token} (P = {p:.2f})")

@@ -185,13 +185,10 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike) -> float:
 def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[float, np.ndarray]:
     r"""The dominant eigenvalue and eigenvector of a square matrix, by repeated multiplication.
 
-    Start from a random unit vector $v_0$ and repeat $v_{t+1} = A v_t / \lVert A v_t \rVert$.
-    The part of $v_t$ along the eigenvector with the largest $|\lambda|$ grows fastest, so $v_t$
-    turns towards it; the eigenvalue is then the Rayleigh quotient $\lambda = v^\top A v$.
-    Convergence is fast when $|\lambda_1|$ is well above $|\lambda_2|$ (the error shrinks like
-    $|\lambda_2 / \lambda_1|^t$) and slow when they are close. It needs a single eigenvalue of
-    largest size: with a tie ($\lambda = \pm 1$) or a complex pair (a rotation) the vector never
-    settles, and the result is meaningless.
+    Start from a random unit vector $v_0$, repeat $v_{t+1} = A v_t / \lVert A v_t \rVert$, and return
+    $v$ with its Rayleigh quotient $\lambda = v^\top A v$. The vector's error shrinks like
+    $|\lambda_2 / \lambda_1|^t$. It needs the largest $|\lambda|$ to belong to one eigenvalue (which may
+    repeat); the residual $\lVert A v - \lambda v \rVert$ is checked at the end.
 
     Parameters
     ----------
@@ -211,7 +208,9 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     Raises
     ------
     ValueError
-        If ``A`` is not square or is empty, has a NaN or infinite entry, or ``steps`` is below 1.
+        If ``A`` is not square or is empty, has a NaN or infinite entry, or ``steps`` is below 1; or if
+        $v$ has not settled on an eigenvector after ``steps`` steps: different eigenvalues share the
+        largest $|\lambda|$ ($\lambda$ and $-\lambda$, or a complex pair), or it converges too slowly.
     TypeError
         If ``steps`` or ``seed`` is not an integer.
 
@@ -243,7 +242,15 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
             break
         v = w / length
 
-    eigenvalue = float(np.ldexp(v @ B @ v, k))  # Rayleigh quotient of A = 2**k times that of B; |v| = 1
+    value = v @ B @ v  # Rayleigh quotient; |v| = 1
+    residual, size = np.linalg.norm(B @ v - value * v), np.linalg.norm(B)  # residual 0 when A v = λ v
+    if residual > 1e-6 * size:  # a silently wrong eigenvalue otherwise
+        raise ValueError(
+            f"power iteration did not settle on an eigenvector of A after {steps} steps "
+            f"(|A v - λ v| / |A| = {residual / size:.2g}): different eigenvalues of A share the largest |λ| "
+            "(λ and -λ, or a complex pair), or it converges too slowly for this many steps"
+        )
+    eigenvalue = float(np.ldexp(value, k))  # the Rayleigh quotient of A = 2**k B is 2**k times that of B
     if v[np.argmax(np.abs(v))] < 0:  # make the sign deterministic
         v = -v
     return eigenvalue, v.astype(A.dtype)

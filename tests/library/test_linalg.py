@@ -190,6 +190,34 @@ def test_power_iteration_errors():
         power_iteration(np.eye(2), steps=0)
 
 
+def test_power_iteration_repeated_dominant_eigenvalue():
+    # the largest |λ| belongs to one eigenvalue, 2, twice: v settles in its eigenspace
+    value, vector = power_iteration(np.diag([2.0, 2.0, 1.0]))
+    assert value == pytest.approx(2.0, abs=1e-12)
+    assert abs(vector[2]) < 1e-12
+    assert power_iteration(np.eye(3))[0] == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "A",
+    [
+        np.diag([2.0, -2.0, 1.0]),  # λ and -λ: v alternates between two directions (and gave -0.0988 unchecked)
+        [[0.0, -1.0], [1.0, 0.0]],  # a rotation by 90°: the complex pair ±i
+        [[1.0, 1.0], [0.0, 1.0]],  # a shear: one eigendirection, v approaches it like 1/t
+    ],
+)
+def test_power_iteration_refuses_an_unsettled_vector(A):
+    with pytest.raises(ValueError, match=r"did not settle on an eigenvector of A after 100 steps"):
+        power_iteration(A)
+
+
+def test_power_iteration_close_eigenvalues_need_more_steps():
+    A = np.diag([1.0, 0.9])  # the error shrinks like 0.9**t
+    with pytest.raises(ValueError, match="too slowly for this many steps"):
+        power_iteration(A, steps=20)
+    assert power_iteration(A, steps=300)[0] == pytest.approx(1.0, abs=1e-12)
+
+
 @st.composite
 def symmetric_with_gap(draw):
     """A random symmetric matrix Q diag(values) Q^T whose largest |eigenvalue| is at least twice the next."""

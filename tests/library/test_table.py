@@ -143,13 +143,6 @@ def is_(value):
     return check
 
 
-def within(bound):
-    def check(result):
-        assert math.isfinite(result) and abs(result) <= bound * (1 + 1e-12), result
-
-    return check
-
-
 def close(value, rtol=1e-12):
     def check(result):
         np.testing.assert_allclose(np.asarray(result, dtype=float), value, rtol=rtol)
@@ -283,9 +276,8 @@ SPECS: dict[str, Spec] = {
         "A",
         array_defaults(
             # 1e300 and 1e-300 are diag(c, -c, c / 2): eigenvalues c and -c tie in size, so there is no dominant
-            # eigenvalue (the docstring says the result is then meaningless); exact mathematics still bounds it,
-            # as every Rayleigh quotient v^T A v of a unit v lies between the smallest and largest eigenvalue
-            **{"+inf": ValueError, "-inf": ValueError, "1e300": within(1e300), "1e-300": within(1e-300)}
+            # eigenvalue and v never settles; the residual check refuses to return a value
+            **{"+inf": ValueError, "-inf": ValueError, "1e300": ValueError, "1e-300": ValueError}
         ),
         ref=lambda x: float(np.max(np.abs(x))) if len(set(x.tolist())) == len(x) else float(x[0]),
     ),

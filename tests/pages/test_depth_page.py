@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from snippets.part_4 import depth
+from transformer_math.softmax import softmax
 from transformer_math.transformer import forward
 
 PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "depth.md").read_text(encoding="utf-8")
@@ -43,3 +44,36 @@ def test_the_token_match_forms_between_the_steps_the_page_names_over_five_seeds(
         formed.append(next(step for step in depth.CHECKPOINTS if induction(history[step][3], inputs) >= 0.5))
     assert depth.CHECKPOINTS[1] == 25 and min(formed) == formed[0]  # "seed 0's the earliest"
     assert says(f"on the stripe at steps {min(formed)} to {max(formed)} (checked every 25), seed 0 first")
+
+
+def test_on_the_first_copy_the_models_bet_on_tokens_already_seen_where_the_floor_does_not():
+    inputs, targets = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, depth.EVAL_T)
+    floor = depth.bayes_losses(inputs, targets)
+    assert np.allclose(floor[:4], math.log(depth.V)) and floor[4] > math.log(depth.V) + 0.1
+    seen = [[np.unique(row[: i + 1]) for row in inputs] for i in range(4)]
+    share = max(np.mean([len(u) / depth.V for u in seen[i]]) for i in range(4))
+    masses = []
+    for n_layers in (2, 1):
+        params = depth.induction_run(n_layers)[0]
+        assert np.all(depth.position_losses(params, inputs, targets)[:4] > math.log(depth.V))
+        p = softmax(forward(params, inputs, depth.N_HEADS)[0])
+        masses += [np.mean([p[s, i, seen[i][s]].sum() for s in range(len(inputs))]) for i in range(4)]
+    assert min(masses) > share
+    assert says(f"the models put {min(masses):.2f} to {max(masses):.2f} of their")
+    assert says(f"against a uniform share of at most {share:.2f}")
+
+
+def test_the_early_stripe_is_mostly_position_in_one_head_and_half_in_the_other():
+    _, history = depth.induction_run(n_layers=2)
+    inputs, _ = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, depth.EVAL_T)
+    fresh = np.random.default_rng(3).integers(0, depth.V, size=inputs.shape)
+
+    def scores(step, tokens):
+        weights = forward(history[step][3], tokens, depth.N_HEADS)[1]["h1.weights"]
+        return np.array([depth.induction_score(weights[:, h], depth.EVAL_T).mean() for h in range(depth.N_HEADS)])
+
+    base, match, chance = scores(0, fresh), scores(75, inputs), scores(75, fresh)
+    positional, token = chance - base, match - chance
+    assert np.all(np.round(base, 2) == 0.09) and says("above the 0.09 of step 0 where nothing repeats")
+    assert positional[0] > 2 * token[0] and 0.5 < positional[1] / token[1] < 2
+    assert says("mostly position in head 2.1 and about half position in head 2.2")

@@ -5,7 +5,8 @@ introduced only inside optional material.
 A row is ``| symbol | meaning | in the code | introduced in |``; the symbol cell holds one or more ``$…$``, the last
 cell links the core page(s) that introduce it — a symbol with two meanings names both pages, or gets two rows.
 A symbol is used where its TeX appears in a formula of a page's core text (not in a folded ``??? deeper`` block,
-not in the exercises), as a whole: ``W_Q`` is not used by ``W_{QK}``, ``x`` not by ``\\max``.
+not in the exercises), as a whole: ``W_Q`` is not used by ``W_{QK}``, ``x`` not by ``\\max``, ``U`` not by the
+subscript of ``W_U``.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def core_pages() -> list[tuple[str, str]]:
 
 
 def uses(formulas: str, symbol: str) -> bool:
-    return re.search(rf"(?<![A-Za-z\\]){re.escape(symbol)}(?![A-Za-z0-9])", formulas) is not None
+    return re.search(rf"(?<![A-Za-z\\_]){re.escape(symbol)}(?![A-Za-z0-9])", formulas) is not None
 
 
 def test_the_notation_page_has_rows_that_name_where_each_symbol_is_introduced():

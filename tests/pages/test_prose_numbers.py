@@ -29,6 +29,14 @@ def test_gpt2s_first_loss_is_ln_v_plus_half_the_logit_variance():
     assert says("part-2/information.md", "For GPT-2's 50,257 tokens")
 
 
+def test_the_first_loss_gap_is_the_target_logits_standard_error():
+    """The printed first loss sits below ln V + s^2/2 by about s / sqrt(128): the mean of 128 target logits."""
+    s = 0.02 * math.sqrt(768)
+    assert says("part-2/information.md", f"$s/\\sqrt{{128}} \\approx {s / math.sqrt(128):.2f}$")
+    assert says("part-2/information.md", "s = 0.55: first loss 10.92, ln V + s^2/2 = 10.98")  # a gap of 0.06
+    assert abs((10.98 - 10.92) - s / math.sqrt(128)) < s / math.sqrt(128)  # within one standard error
+
+
 def test_the_coin_likelihood_has_area_1_over_1320():
     area = sum(Fraction(c, 8 + i) for i, c in enumerate([1, -3, 3, -1]))  # theta^7 (1 - theta)^3, expanded
     assert area == Fraction(1, 1320)
@@ -61,7 +69,7 @@ def held_out_loss(ids: list[int], cut: int, vocab: int, context: int, k: float) 
     return float(np.mean(losses))
 
 
-def test_add_k_counts_of_three_characters_lose_to_counts_of_one_held_out():
+def test_counts_after_three_characters_lose_to_counts_after_one_held_out():
     from transformer_math.data import load_text
 
     text = load_text("aesop")
@@ -71,5 +79,85 @@ def test_add_k_counts_of_three_characters_lose_to_counts_of_one_held_out():
     ks = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]  # its k sweep, k = 0 aside (infinite held out)
     best = {context: min(held_out_loss(ids, cut, len(vocab), context, k) for k in ks) for context in (1, 3)}
     assert round(best[1], 2) == 2.47  # the page's bigram at k = 0.1
-    assert best[3] > best[1] + 0.1
-    assert says("part-2/information.md", "add-$k$ counts of three characters lose to counts of one, held out")
+    assert best[3] > best[1] + 0.1  # several held-out standard errors of the difference
+    assert says(
+        "part-2/information.md",
+        f"lose {best[3]:.2f} nats per character on text they were not fitted to, counts after one character {best[1]:.2f}",
+    )
+
+
+def test_the_fables_held_out_losses_carry_their_standard_errors():
+    from snippets.part_2.practice import fables_setup
+    from transformer_math.softmax import softmax
+
+    text, vocab, V, x, y, x_held, y_held, counts = fables_setup()
+    n = counts.sum(axis=1, keepdims=True)
+    per_char = {k: -np.log(((counts + k) / (n + k * V))[x_held, y_held]) for k in (0.03, 0.1, 0.3)}
+
+    def paired(losses: np.ndarray) -> str:  # mean and standard error of a per-character difference
+        d = losses - per_char[0.1]
+        return f"${abs(d.mean()):.3f} \\pm {d.std(ddof=1) / math.sqrt(len(d)):.3f}$"
+
+    sd = per_char[0.1].std(ddof=1)
+    assert len(x_held) == 450
+    assert says("part-2/practice.md", f"have a standard deviation of {sd:.2f}, so their mean has")
+    assert says("part-2/practice.md", f"$1.40/\\sqrt{{450}} \\approx {sd / math.sqrt(450):.2f}$ nats")
+    assert says(
+        "part-2/practice.md",
+        f"a [standard error](statistics.md#the-variance-of-a-sum) of about {sd / math.sqrt(450):.2f} nats",
+    )
+    assert says("part-2/practice.md", f"$2.47 \\pm {sd / math.sqrt(450):.2f}$ nats at $k = 0.1$")
+    assert says("part-2/practice.md", f"$k = 0.03$ is {paired(per_char[0.03])} above $k = 0.1$, a tie")
+    assert says("part-2/practice.md", f"$k = 0.3$ is {paired(per_char[0.3])} above, a real loss")
+    d3 = per_char[0.3] - per_char[0.1]
+    assert d3.mean() > 2 * d3.std(ddof=1) / math.sqrt(len(d3))  # "a real loss": beyond two standard errors
+
+    W = np.zeros((V, V))  # the logit table of the page's fold, stopped at step 225
+    for _ in range(225):
+        W -= 50.0 * (n * softmax(W) - counts) / len(x)
+    early = -np.log(softmax(W)[x_held, y_held])
+    d = early - per_char[0.1]
+    assert d.mean() < 0 and abs(d.mean()) < 2 * d.std(ddof=1) / math.sqrt(len(d))  # below, within two s.e.
+    assert says("part-2/practice.md", f"{paired(early)} below the add-0.1 model's (paired, within two standard errors)")
+
+
+def test_a_flag_multiplies_the_odds_of_toxicity_by_the_likelihood_ratio():
+    def posterior(prior: float, p_flag_toxic: float, p_flag_harmless: float) -> float:
+        odds = prior / (1 - prior) * (p_flag_toxic / p_flag_harmless)  # posterior odds = prior odds × ratio
+        return odds / (1 + odds)
+
+    assert round(0.95 / 0.05) == 19 and round(0.95 / 0.005) == 190
+    assert says("part-2/conditional.md", "so a flag multiplies the odds by 19")
+    assert says("part-2/conditional.md", "multiply the factor by 10, to 190, and the two nearly cancel")
+    assert round(posterior(0.001, 0.95, 0.05), 4) == 0.0187  # the exercise's printed values
+    assert round(posterior(0.001, 0.95, 0.005), 4) == 0.1598
+    assert abs(posterior(0.001, 0.95, 0.005) - posterior(0.01, 0.95, 0.05)) < 0.002  # "nearly cancel"
+
+
+def test_the_noise_eigenvalues_of_the_pca_example_spread_over_the_marchenko_pastur_range():
+    low, high = (0.3**2 * (1 + sign * math.sqrt(6 / 300)) ** 2 for sign in (-1, 1))
+    prose = f"$0.09\\,(1 \\pm \\sqrt{{6/300}})^2$, from {low:.3f} to {high:.3f} (the Marchenko–Pastur range)"
+    assert says("part-1/eigenvalues.md", prose)
+    printed = re.search(r"eigenvalues \(variance along each axis\): \[([^\]]*)\]", page("part-1/eigenvalues.md"))
+    noise = [float(value) for value in printed.group(1).split()][2:]
+    assert len(noise) == 6 and low < min(noise) < 0.09 < max(noise) < high  # the largest above, the smallest below
+
+
+def test_random_cosines_need_mean_0_entries():
+    rng = np.random.default_rng(0)
+    d = 768
+
+    def mean_abs_cos(a, b):
+        return np.mean(np.abs(np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))))
+
+    assert abs(mean_abs_cos(*rng.uniform(-1, 1, size=(2, 10_000, d))) * math.sqrt(d) - math.sqrt(2 / math.pi)) < 0.02
+    assert mean_abs_cos(*rng.uniform(0, 1, size=(2, 10_000, d))) > 0.7  # entries that all lean one way
+    assert says(
+        "part-1/dot-product.md", "any entries of mean 0 give the same large-$d$ value; entries from $[0, 1]$ do not"
+    )
+
+
+def test_the_map_counts_the_lines_of_its_forward_pass():
+    block = re.search(r"```python\n(.*?)```", (DOCS / "what-a-gpt-computes.md").read_text(encoding="utf-8"), re.S)
+    lines = sum(1 for line in block.group(1).splitlines() if line.strip())
+    assert says("what-a-gpt-computes.md", f"one picture and {lines} lines of NumPy")

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from snippets.part_4 import a_model_that_writes as writer
-from snippets.part_4 import ladder
 from transformer_math.data import load_run, split_text
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.model import forward
@@ -37,7 +36,8 @@ def test_the_recipe_the_prose_names_is_the_modules():
     assert r["lr"] == 1e-3 and r["min_lr"] == r["lr"] / 10 and says(f"over {r['warmup_steps']} steps")
     small = writer.SIZES["2 x 64"]
     assert (small["n_layers"], small["d_model"], small["lr"]) == (2, 64, 4e-3)
-    assert says("a 2 x 64 at a learning rate of $4 \\times 10^{-3}$")
+    assert says("a 2 x 64 at a learning rate of $4 \\times 10^{-3}$ (set by hand: no run below tunes it)")
+    assert all(trial["lr"] != small["lr"] or trial["d_model"] != 64 for trial in writer.TRIALS.values())
     assert writer.BUDGETS == (1, 4, 15) and says("about 1, 4 and 15 minutes of CPU time")
 
 
@@ -51,15 +51,17 @@ def test_the_chosen_run_reads_the_training_plays_about_eight_times(runs):
     run = runs[writer.CHOSEN]
     recipe = writer.SIZES[writer.CHOSEN[0]]
     passes = run["steps"] * recipe["batch_size"] * recipe["seq_len"] / len(writer.shakespeare()[0])
-    assert 7.5 <= passes < 8.5 and says(f"{run['steps']:,} steps of {recipe['batch_size']}")
+    assert 7.5 <= passes < 8.5 and says("in about eight passes")
 
 
 def test_the_gap_between_training_and_held_out_loss_grows(runs):
     step, _, train, val = np.array(runs[writer.CHOSEN]["curve"]).T
     gap = val - train
     assert gap[-1] > 2 * gap[0] and np.all(val > train)
-    assert says(f"The training loss ends {gap[-1]:.2f} below the held-out loss")
-    assert val[-1] < val[-2] and says("The held-out loss still falls at the last reading")
+    assert says(f"On the 256 windows the curves read, the training loss ends {gap[-1]:.2f} below")
+    assert writer.EVAL_WINDOWS == 256
+    last = val[-len(val) // 10 :]  # the last tenth of the run: a drift of under a hundredth, downward overall
+    assert 0 < last[0] - last[-1] < 0.01 and np.any(np.diff(last) > 0) and says("nearly flat, still drifting down")
 
 
 def test_the_first_loss_lies_above_the_bound_for_independent_logits():
@@ -117,15 +119,23 @@ def test_the_frontier_in_words_is_the_stored_runs(runs):
     assert says(f"after 4 minutes its held-out loss is {small[4]['val_loss']:.3f}")
     assert small[1]["val_loss"] < large[1]["val_loss"] and small[4]["val_loss"] < large[4]["val_loss"]
     assert large[15]["val_loss"] < small[15]["val_loss"] and says("The lines cross between 4 and 15 minutes")
-    assert 4 < small[4]["steps"] / large[4]["steps"] < 5 and says("between four and five times as many steps")
     gain = small[4]["val_loss"] - small[15]["val_loss"]
-    assert 0 < gain and says(f"it gains only {gain:.2f}")
+    assert 0 < gain and says(f"the small model gains only {gain:.2f} more")
     assert large[4]["val_loss"] > large[15]["val_loss"] and says(f"is the better, at {large[15]['val_loss']:.3f}")
     margin = small[15]["val_loss"] - large[15]["val_loss"]
-    assert says(f"{large[15]['val_loss']:.3f}, by {margin:.2f}: several times the 0.01 to 0.02 by which seeds")
-    losses, _ = ladder.ladder()  # the seeds' scatter of every ladder rung with learned heads, as a standard deviation
-    spread = [seeds.std(ddof=1) for name, seeds in losses.items() if list(losses).index(name) >= 3]
-    assert 0.01 <= min(spread) and max(spread) <= 0.02 and margin > 4 * max(spread)
+    assert says(f"{large[15]['val_loss']:.3f}, by {margin:.2f}.")
+    sigma = margin / (3 * np.sqrt(2))  # the seed SD at which the margin is three SDs of a difference of two runs
+    assert says(f"0.09 is three of those only if $\\sigma \\le {sigma:.3f}$")
+
+
+def test_the_passes_over_the_training_plays(runs):
+    """The table's passes, and the two the prose names: the small model repeats its text far more often."""
+    n = len(writer.shakespeare()[0])
+    passes = {key: run["steps"] * writer.SIZES[key[0]]["batch_size"] * writer.SIZES[key[0]]["seq_len"] / n
+              for key, run in runs.items() if key[0] in writer.SIZES}  # fmt: skip
+    assert says(
+        f"the small model read its plays {passes['2 x 64', 15]:.0f} times, the large one {passes['4 x 128', 15]:.1f}"
+    )
 
 
 def test_the_trials_in_words_are_the_stored_runs(runs):

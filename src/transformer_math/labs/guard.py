@@ -13,8 +13,9 @@ The hook cannot be switched off and on again around a call: an audit hook (``sys
 nothing can remove) refuses ``sys.setprofile``, ``sys.settrace``, ``ctypes``, ``os.system`` and the other ways to
 start a process while a check runs, and the learner's code may not start a thread.
 
-``guarded(loops=True)`` adds what a loops exercise needs, and ``guarded(budget=n)`` a limit of ``n`` Python steps
-(a loop where a closed form is asked for): both run the opcode trace of ``trace``, which
+``guarded(loops=True)`` adds what a loops exercise needs, ``guarded(budget=n)`` a limit of ``n`` Python steps
+(a loop where a closed form is asked for), and ``guarded(derived=True)`` refuses complex and extended-precision
+numbers (a gradient measured by a complex step): they run the opcode trace of ``trace``, which
 refuses ``@`` and every product of matrices under any name (an alias bound before the check, ``operator.matmul``,
 a plain array's ``dot``) and counts the learner's multiplications.
 
@@ -251,7 +252,12 @@ class _Hook:
 
 @contextlib.contextmanager
 def guarded(
-    own: tuple[str, ...] = (), allowed: tuple[str, ...] = (), loops: bool = False, watch=(), budget: int | None = None
+    own: tuple[str, ...] = (),
+    allowed: tuple[str, ...] = (),
+    loops: bool = False,
+    watch=(),
+    budget: int | None = None,
+    derived: bool = False,
 ):
     """Run the body with the library refused to the learner's code; yields the ``Seen`` record.
 
@@ -259,11 +265,11 @@ def guarded(
     message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
     exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
     learner's) whose calls are counted in ``Seen.calls``; ``budget`` is the most Python steps the learner's code
-    may run.
+    may run; ``derived`` refuses complex and extended-precision numbers in it (a gradient measured, not derived).
     """
     seen = Seen()
     hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch)
-    traced = loops or budget is not None
+    traced = loops or budget is not None or derived
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     previous_threads = threading.getprofile()
     threading.setprofile(hook)
@@ -273,7 +279,7 @@ def guarded(
         with _switching():
             _ACTIVE.append(seen)
             if traced:
-                sys.settrace(Trace(hook, loops, budget))
+                sys.settrace(Trace(hook, loops, budget, derived))
             sys.setprofile(hook)
         try:
             yield seen

@@ -112,10 +112,12 @@ def plain(value):
     return value
 
 
-def call_guarded(function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=(), budget=None):
+def call_guarded(
+    function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=(), budget=None, derived=False
+):
     """``function(*args, **kwargs)`` in the guard: its result and the guard's record; a refusal is a Verdict."""
     error = None
-    with guarded(own, allowed, loops, watch, budget) as seen:
+    with guarded(own, allowed, loops, watch, budget, derived) as seen:
         try:
             result = plain(function(*args, **kwargs))
         except WriteItYourself:
@@ -153,9 +155,9 @@ class FunctionCheck:
 
     ``names`` are the arguments' names, for the descriptions; ``cases(rng)`` returns the cases; ``reference``
     takes the same arguments. ``parts`` names the values of a function that returns several; ``rows_sum_to_one``
-    adds the rows' sums to a failure; ``own``, ``allowed``, ``loops`` and ``budget`` go to the guard. ``call`` replaces the
-    plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the check's own), and
-    ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
+    adds the rows' sums to a failure; ``own``, ``allowed``, ``loops``, ``budget`` and ``derived`` go to the guard.
+    ``call`` replaces the plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the
+    check's own), and ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
     replaces the comparison of arrays (a loss that may be infinite); ``verify(result, case, seen)`` adds checks a
     comparison cannot make. Both return the lines of a failure or None. ``watch(function)`` names code objects
     (the learner's other functions) whose calls the guard counts for ``verify``.
@@ -177,6 +179,7 @@ class FunctionCheck:
     verify: Callable | None = None
     watch: Callable | None = None
     budget: int | None = None
+    derived: bool = False
     runs: int = field(default=0, repr=False, compare=False)  # how often this check has run: the fresh case's seed
 
     def run(self, name: str, function) -> tuple[str, list[str]]:
@@ -223,6 +226,7 @@ class FunctionCheck:
             self.loops,
             watched,
             self.budget,
+            self.derived,
         )
         names = [n for n in self.names if n not in self.mutates]
         kept = Case(

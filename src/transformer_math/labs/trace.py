@@ -12,7 +12,10 @@ follows every Python step of the learner's code (``sys.settrace`` with ``f_trace
 * it counts the multiplications the learner's code performs (``*``, ``np.multiply``), so that a vectorised
   product written without ``@`` shows too;
 * with a budget, it refuses a call in which the learner's code runs more Python steps than that: a loop where
-  a closed form is asked for.
+  a closed form is asked for, or over every entry of a gradient;
+* with ``derived``, it refuses a complex number, an array of complex or extended precision, or a ``Decimal`` or
+  ``Fraction`` in the learner's code (an argument, a local variable, a returned value), at every line: a
+  gradient measured by a complex step or in more precision than float64 instead of derived.
 
 Example
 -------
@@ -28,7 +31,9 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import decimal
 import dis
+import fractions
 import inspect
 import math
 import operator
@@ -70,31 +75,51 @@ LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF
 
 class Trace:
     """The opcode trace of a loops exercise (refuse ``@`` and the products of matrices the learner's code loads,
-    count its multiplications), or of a call with a budget of Python steps."""
+    count its multiplications), or of a call with a budget of Python steps; with ``derived``, of a gradient that
+    must be derived, not measured."""
 
-    def __init__(self, hook, loops: bool, budget: int | None) -> None:
-        self.hook, self.seen, self.loops, self.budget = hook, hook.seen, loops, budget
+    def __init__(self, hook, loops: bool, budget: int | None, derived: bool = False) -> None:
+        self.hook, self.seen, self.loops, self.budget, self.derived = hook, hook.seen, loops, budget, derived
         self.operators: dict = {}  # code object -> {offset: (opname, argument)}
         self.loaded: dict = {}  # frame -> what its last load resolved to
 
     def __call__(self, frame, event, arg):
         if event == "call" and self.hook.classify(frame)[0] == "learner":
+            if self.derived:
+                self.refuse_measuring(frame, frame.f_locals.values())
             frame.f_trace_opcodes = True
             return self.local
         return None
 
+    def refuse_measuring(self, frame, values) -> None:
+        for value in values:
+            kind = measuring(value)
+            if kind:
+                raise self.seen.refuse(
+                    kind,
+                    f"it computes with {kind} (line {frame.f_lineno}): that measures the gradient, as a complex "
+                    "step or a difference in extra precision does; derive it and write it in float64",
+                )
+
     def local(self, frame, event, arg):
         if event != "opcode":
+            if self.derived and event in ("line", "return"):
+                self.refuse_measuring(frame, [arg, *frame.f_locals.values()])
             if event == "return":
                 self.loaded.pop(frame, None)
             return self.local
         if self.budget is not None:
             self.seen.steps += 1
             if self.seen.steps > self.budget:
+                why = (
+                    "a loop over the entries, measuring each one's gradient? Derived and written with array "
+                    "operations, a backward pass takes the same few steps at any size"
+                    if self.derived
+                    else "a loop? The closed form needs none"
+                )
                 raise self.seen.refuse(
                     "a loop",
-                    f"it ran more than {self.budget} steps of Python for one case (line {frame.f_lineno}): "
-                    "a loop? The closed form needs none",
+                    f"it ran more than {self.budget} steps of Python for one case (line {frame.f_lineno}): {why}",
                 )
         if not self.loops:
             return self.local
@@ -131,6 +156,32 @@ class Trace:
 
 
 _UNKNOWN = object()
+EXACT = (decimal.Decimal, fractions.Fraction)
+
+
+def measuring(value, depth: int = 1) -> str | None:
+    """What in ``value`` (or, one level down, in a list, tuple or dict it is) measures a gradient: complex
+    numbers, extended precision (``np.longdouble`` where it is wider than float64), decimals or fractions."""
+    if isinstance(value, (complex, np.complexfloating)):
+        return "a complex number"
+    if isinstance(value, np.ndarray | np.generic):
+        kind, size = value.dtype.kind, value.dtype.itemsize
+        if kind == "c":
+            return "a complex array"
+        if kind == "f" and size > 8:
+            return f"{value.dtype} (more precision than float64)"
+        if kind == "O" and value.size:
+            return measuring(value.flat[0], 0)
+        return None
+    if isinstance(value, EXACT):
+        return f"a {type(value).__name__}"
+    if depth and isinstance(value, (list, tuple, dict)):
+        parts = value.values() if isinstance(value, dict) else value
+        for part in list(parts)[:64]:
+            found = measuring(part, depth - 1)
+            if found:
+                return found
+    return None
 
 
 def _resolve(frame, opname: str, name, previous):

@@ -11,6 +11,10 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   through the learner's own caches (the forward pass must pass its check first); the first case of each has a
   large loss (tokens near $10^6$, a final shift near $10^6$) whose rounding finite differences of any step
   cannot get past, so that a gradient measured instead of derived does not pass;
+* every backward check (the pasted ones too) runs the learner's code with complex and extended-precision
+  numbers refused (a complex step measures a gradient exactly, with no rounding to lose it in), and
+  ``block_backward`` and ``gpt_backward`` within a budget of Python steps a case, which a loop over the
+  parameter entries of their widest case exceeds many times over, whatever it computes there;
 * ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with
   weight decay on the matrices only, as nanoGPT decays them;
 * ``prediction`` -- whether the trained model beats a model that ignores the context.
@@ -43,6 +47,11 @@ __all__ = ["check"]
 
 OWN = ("transformer_math.",)
 TOL = {"tol": 1e-9, "rtol": 1e-6}
+# Python steps a case of block_backward or gpt_backward may run, the forward pass the check runs first included:
+# the reference solution takes 1,300 to 8,100, a loop over the heads or the tokens a few times that. The widest
+# case of each has 20,000 to 33,000 parameter entries: a loop over them takes 5 steps an entry to do nothing,
+# and one that measures each entry's gradient runs a forward pass for each, hundreds of steps.
+MODEL_STEPS = 100_000
 
 
 def model(rng, vocab, d, n_layers, n_ctx=12):
@@ -129,9 +138,10 @@ def block_backward_cases(rng: np.random.Generator) -> list[Case]:
     far = Case(
         (x, drawn_block(rng, 8, 16), 2), about="tokens near 1e6, which LayerNorm removes: beyond finite differences"
     )
+    wide = Case((rng.normal(size=(3, 64)), drawn_block(rng, 64, 128), 2), about=f"width 64: {ENTRIES}")
     return [
         Case((case.args[0], case.args[1], case.args[2], rng.normal(size=np.shape(case.args[0]))), about=case.about)
-        for case in [far, *block_cases(rng)]
+        for case in [far, *block_cases(rng), wide]
     ]
 
 
@@ -163,8 +173,9 @@ def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:
     params = model(rng, 7, 8, 1)
     params["lnf_b"] = params["lnf_b"] + 1e6 * rng.normal(size=8)
     far = Case((params, np.array([0, 1, 2, 3, 1]), 2), about="a final shift near 1e6: beyond finite differences")
+    wide = Case((model(rng, 7, 48, 1), rng.integers(0, 7, size=(2, 6)), 4), about=f"width 48: {ENTRIES}")
     cases = []
-    for case in [far, *gpt_cases(rng)]:
+    for case in [far, *gpt_cases(rng), wide]:
         params, tokens, n_heads = case.args
         vocab = params["W_E"].shape[0]
         cases.append(Case((params, tokens, n_heads, rng.normal(size=(*np.shape(tokens), vocab))), about=case.about))
@@ -235,10 +246,14 @@ def compare_training(got, expected, tol):
     return [line.replace("grads[", "params[", 1) for line in lines] + ["  (after the steps)"] if lines else None
 
 
-def earlier(module, name: str) -> FunctionCheck:
-    """The check of an earlier lab's exercise, with this lab's refusals."""
+ENTRIES = "a loop over the entries exceeds the step budget"
+
+
+def earlier(module, name: str, derived: bool = False) -> FunctionCheck:
+    """The check of an earlier lab's exercise, with this lab's refusals (and, for a backward pass, ``derived``:
+    no complex or extended-precision numbers)."""
     found = module.check.checks[name]
-    return FunctionCheck(**{**found.__dict__, "own": OWN})
+    return FunctionCheck(**{**found.__dict__, "own": OWN, "derived": derived})
 
 
 check = Checks(
@@ -247,9 +262,9 @@ check = Checks(
         "layer_norm": earlier(transformer_block, "layer_norm"),
         "attention": earlier(attention, "attention"),
         "cross_entropy": earlier(cross_entropy, "cross_entropy_from_logits"),
-        "ce_backward": earlier(backward_passes, "ce_backward"),
-        "layer_norm_backward": earlier(backward_passes, "layer_norm_backward"),
-        "attention_backward": earlier(backward_passes, "attention_backward"),
+        "ce_backward": earlier(backward_passes, "ce_backward", derived=True),
+        "layer_norm_backward": earlier(backward_passes, "layer_norm_backward", derived=True),
+        "attention_backward": earlier(backward_passes, "attention_backward", derived=True),
         "adamw_step": earlier(adam, "adamw_step"),
         "embed": FunctionCheck(("params", "tokens"), embed_cases, reference_embed, **TOL, own=OWN),
         "block_forward": FunctionCheck(
@@ -271,6 +286,8 @@ check = Checks(
             own=OWN,
             call=run_block_backward,
             compare_with=compare_block_grads,
+            budget=MODEL_STEPS,
+            derived=True,
         ),
         "gpt_backward": FunctionCheck(
             ("params", "tokens", "n_heads", "dlogits"),
@@ -280,6 +297,8 @@ check = Checks(
             own=OWN,
             call=run_gpt_backward,
             compare_with=compare_grads,
+            budget=MODEL_STEPS,
+            derived=True,
         ),
         "train": FunctionCheck(
             ("params", "batches", "n_heads"),

@@ -3,7 +3,8 @@
 A module lists ``MISTAKES`` and ``RIGHT``: each entry names the check of the exercise it changes, says what it
 tries, and holds the code put in place of that exercise's cell (``append=True``: the reference solution, then this
 code, for a cell that holds several pieces and a case that changes one). A mistake must make that check say
-Wrong, a right answer Correct: a mistake is refused in the exercise where it is made.
+Wrong, a right answer Correct: a mistake is refused in the exercise where it is made. With ``prints``, the case
+runs the lab to its end, which must print that text (a prediction is judged in a cell after its check).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ class Variant(NamedTuple):
     about: str
     code: str
     append: bool = False
+    prints: str = ""
 
 
-def mistake(check: str, about: str, code: str, append: bool = False) -> Variant:
-    return Variant(check, about, code, append)
+def mistake(check: str, about: str, code: str, append: bool = False, prints: str = "") -> Variant:
+    return Variant(check, about, code, append, prints)
 
 
 right = mistake

@@ -304,3 +304,13 @@ RIGHT += [
     ),
     right("prediction", "adamw", 'prediction = "adamw"'),
 ]
+
+# A prediction written with capitals and spaces, which check accepts, is judged as what it says after the run.
+RIGHT.append(
+    right(
+        "prediction",
+        "capitals and spaces, judged after the run as check read it",
+        'prediction = " Adam + L2"',
+        prints="You predicted ' Adam + L2': it held.",
+    )
+)

@@ -4,6 +4,7 @@ gradient) is changed by code appended to the solution (a later definition replac
 from __future__ import annotations
 
 from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases.your_own_gpt_measured import MEASURED
 
 BF = (
     "def block_forward(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n"
@@ -686,3 +687,14 @@ RIGHT += [
     ),
     right("prediction", "does not", 'prediction = "does not"'),
 ]
+MISTAKES += MEASURED
+
+# A prediction written with capitals and spaces, which check accepts, is judged as what it says after the run.
+RIGHT.append(
+    right(
+        "prediction",
+        "capitals and spaces, judged after the run as check read it",
+        'prediction = "Beats it "',
+        prints="You predicted 'Beats it ': it held.",
+    )
+)

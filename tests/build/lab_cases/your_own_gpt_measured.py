@@ -1,0 +1,66 @@
+"""Your own GPT: gradients measured instead of derived, each refused by its own backward check.
+
+A complex step (``f(x + ih).imag / h``, with h = 1e-30) measures a derivative with no difference of nearly equal
+numbers, so the large losses that stop finite differences do not stop it (central differences in np.longdouble
+miss the tolerance by little, at their best step). The checks refuse complex and extended-precision numbers in
+the learner's code, and
+``block_backward`` and ``gpt_backward`` run within a budget of Python steps that a loop over every parameter entry
+of their widest case exceeds, whatever it computes there.
+"""
+
+from __future__ import annotations
+
+from tests.build.lab_cases import mistake
+
+# A forward pass that runs on complex numbers: the variance as the mean of c * c (np.var takes |c|^2), the
+# ReLU by the real part, the causal mask by a large negative score.
+COMPLEX_FORWARD = 'def _cln(x, g, b, eps=1e-5):\n    c = x - x.mean(-1, keepdims=True)\n    return g * c / np.sqrt((c * c).mean(-1, keepdims=True) + eps) + b\n\n\ndef _cblock(x, p, n_heads):\n    n = x.shape[-2]\n    mask = np.tril(np.ones((n, n), dtype=bool))\n    a = _cln(x, p["ln1_g"], p["ln1_b"])\n    q, k, v = (split_heads(a @ p[nm], n_heads) for nm in ("W_Q", "W_K", "W_V"))\n    S = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])\n    S = np.where(mask, S, -1e300)\n    S = S - S.real.max(-1, keepdims=True)\n    E = np.exp(S)\n    x = x + merge_heads((E / E.sum(-1, keepdims=True)) @ v) @ p["W_O"]\n    u = _cln(x, p["ln2_g"], p["ln2_b"]) @ p["W_1"] + p["b_1"]\n    return x + np.where(u.real > 0, u, 0) @ p["W_2"] + p["b_2"]\n'
+
+MEASURED = [
+    mistake(
+        "ce_backward",
+        "a complex step for each logit",
+        "def ce_backward(logits, targets):\n    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n\n    def loss(zc):\n        s = zc - zc.real.max(axis=-1, keepdims=True)\n        lse = np.log(np.exp(s).sum(axis=-1))\n        return np.mean(lse - np.take_along_axis(s, t[..., None], axis=-1)[..., 0])\n\n    g = np.zeros(z.shape)\n    for i in np.ndindex(z.shape):\n        zc = z.astype(complex)\n        zc[i] += 1e-30j\n        g[i] = loss(zc).imag / 1e-30\n    return g\n",
+        append=True,
+    ),
+    mistake(
+        "layer_norm_backward",
+        "a complex step for each entry of x",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, float), np.asarray(x, float)\n    gamma = np.asarray(gamma, float)\n\n    def ln(xx):\n        mu = xx.mean(-1, keepdims=True)\n        c = xx - mu\n        return gamma * c / np.sqrt((c * c).mean(-1, keepdims=True) + eps)\n\n    dx = np.zeros_like(x)\n    for i in np.ndindex(x.shape):\n        xc = x.astype(complex)\n        xc[i] += 1e-30j\n        dx[i] = np.sum(dy * ln(xc)).imag / 1e-30\n    d = x.shape[-1]\n    xh = ln(x) / gamma\n    return dx, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)\n",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "a complex step for every entry at once, no loop",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, float), np.asarray(x, float)\n    gamma = np.asarray(gamma, float)\n    d = x.shape[-1]\n    E = np.eye(x.size).reshape(x.size, *x.shape)  # one perturbed copy of x per entry, all at once\n    c = x + 1e-30j * E - (x + 1e-30j * E).mean(-1, keepdims=True)\n    y = gamma * c / np.sqrt((c * c).mean(-1, keepdims=True) + eps)\n    dx = (dy * y).reshape(x.size, -1).sum(-1).imag.reshape(x.shape) / 1e-30\n    xh = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)\n    return dx, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)\n",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "central differences in extended precision, every entry at once",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x, gamma = (np.asarray(a, dtype=np.longdouble) for a in (dy, x, gamma))\n    d, h = x.shape[-1], np.longdouble(1e-6)\n    E = np.eye(x.size, dtype=np.longdouble).reshape(x.size, *x.shape)\n\n    def loss(xx):\n        c = xx - xx.mean(-1, keepdims=True)\n        return (dy * gamma * c / np.sqrt((c * c).mean(-1, keepdims=True) + eps)).reshape(x.size, -1).sum(-1)\n\n    dx = ((loss(x + h * E) - loss(x - h * E)) / (2 * h)).reshape(x.shape)\n    xh = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)\n    return tuple(np.asarray(a, dtype=float) for a in (dx, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)))\n",
+    ),
+    mistake(
+        "attention_backward",
+        "a complex step for each entry of Q, K and V",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n\n    def att(Q, K, V):\n        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n        if mask is not None:\n            S = np.where(mask, S, -1e300)\n        S = S - S.real.max(-1, keepdims=True)\n        E = np.exp(S)\n        return (E / E.sum(-1, keepdims=True)) @ V\n\n    out = []\n    for idx, A in enumerate((Q, K, V)):\n        G = np.zeros_like(A)\n        for i in np.ndindex(A.shape):\n            args = [Q.astype(complex), K.astype(complex), V.astype(complex)]\n            args[idx] = args[idx].copy()\n            args[idx][i] += 1e-30j\n            G[i] = np.sum(dO * att(*args)).imag / 1e-30\n        out.append(G)\n    return tuple(out)\n",
+    ),
+    mistake(
+        "block_backward",
+        "a complex step for each entry of x and of the twelve arrays",
+        COMPLEX_FORWARD
+        + "\n\n"
+        + 'def block_backward(dx2, p, cache, n_heads):\n    x = np.asarray(cache["x"], dtype=float)\n    grads = {}\n    for name in ["x", *p]:\n        arr = x if name == "x" else p[name]\n        G = np.zeros(arr.shape)\n        for i in np.ndindex(arr.shape):\n            a = arr.astype(complex)\n            a[i] += 1e-30j\n            pc = dict(p)\n            if name != "x":\n                pc[name] = a\n            G[i] = np.sum(dx2 * _cblock(a if name == "x" else x, pc, n_heads)).imag / 1e-30\n        grads[name] = G\n    return grads.pop("x"), grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "a complex step for each parameter entry",
+        COMPLEX_FORWARD
+        + "\n\n"
+        + 'def _cforward(params, tokens, n_heads):\n    n = tokens.shape[-1]\n    x = params["W_E"][tokens] + params["W_P"][:n]\n    for layer in range(n_blocks(params)):\n        x = _cblock(x, block_params(params, layer), n_heads)\n    return _cln(x, params["lnf_g"], params["lnf_b"]) @ params["W_U"]\n\n\ndef gpt_backward(params, cache, dlogits):\n    tokens, h = np.asarray(cache["tokens"]), cache["n_heads"]\n    grads = {}\n    for name, arr in params.items():\n        G = np.zeros(arr.shape)\n        for i in np.ndindex(arr.shape):\n            pc = dict(params)\n            a = arr.astype(complex)\n            a[i] += 1e-30j\n            pc[name] = a\n            G[i] = np.sum(dlogits * _cforward(pc, tokens, h)).imag / 1e-30\n        grads[name] = G\n    return grads\n',
+    ),
+    mistake(
+        "gpt_backward",
+        "a loop over every parameter entry (the shape of any measured gradient, exact or not)",
+        "_derived_gpt_backward = gpt_backward\n\n\ndef gpt_backward(params, cache, dlogits):\n    grads = {}\n    for name, G in _derived_gpt_backward(params, cache, dlogits).items():\n        one_by_one = np.zeros(G.shape)\n        for i in np.ndindex(G.shape):\n            one_by_one[i] = G[i]\n        grads[name] = one_by_one\n    return grads\n",
+        append=True,
+    ),
+]
