@@ -311,8 +311,8 @@ def clip_grad_norm(grads, max_norm):
     gradient is scaled by the same factor, so the direction is kept and only the length is capped. Call it
     after the backward pass and before the optimizer's step: one unlucky batch then can neither throw the
     parameters far (plain SGD's step grows with the gradient) nor flood Adam's running averages $m$ and
-    $v$ (Adam's step is already bounded by a few $\eta$, but a gradient 100 times the usual inflates $v$, and
-    so slows every later step, for about 2,300 steps at the default $\beta_2 = 0.999$, 120 at $\beta_2 = 0.95$).
+    $v$ (Adam's step is already bounded by a few $\eta$, but one huge gradient inflates $v$, and so slows
+    every later step, for thousands of steps at the default $\beta_2 = 0.999$).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
-"""The numbers Part III's prose states about long chains of slopes and Adam's memory and step, recomputed: if a
-setting or a formula changes and a sentence goes stale, this test names the sentence."""
+"""The numbers Part III's prose states about the paths graph, long chains of slopes, Adam's memory and step, and
+warm-up, recomputed: if a setting or a formula changes and a sentence goes stale, this test names the sentence."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 import re
 from pathlib import Path
 
-from snippets.part_3 import optimizers_in_depth
+from snippets.part_3 import chain_rule, optimizers_in_depth, schedules
 from transformer_math.optim import clip_grad_norm
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "part-3"
@@ -30,22 +30,43 @@ def test_a_chain_of_slopes_near_a_fifth_vanishes():
     for _ in range(50):
         y = math.tanh(2 * y)
     slope = 2 * (1 - y**2)  # one layer's slope at the chain's fixed point
-    assert round(slope, 2) == 0.17 and round(math.log10(0.17**19)) == round(math.log10(slope**19)) == -15
-    assert says("chain-rule.md", "slopes settle near 0.17 (exercise 4), $0.17^{19} \\approx 10^{-15}$")
+    first = 2 * (1 - math.tanh(2 * 1.5) ** 2)  # the first layer's, at y = 1.5
+    assert round(slope, 2) == 0.17 and round(first, 2) == 0.02
+    assert f"{0.02 * 0.17**19:.0e}" == "5e-17" and 1 < 0.02 * 0.17**19 / first / slope**19 < 2
+    assert says("chain-rule.md", "has slope 0.02, the other 19 settle near 0.17 (exercise 4):")
+    assert says("chain-rule.md", "$0.02 \\times 0.17^{19} \\approx 5 \\times 10^{-17}$")
+    page = (DOCS / "chain-rule.md").read_text(encoding="utf-8")
+    printed = float(re.search(r"^plain chain: +dy/dx = (\S+)$", page, re.M).group(1))
+    assert 1 / 3 < printed / (0.02 * 0.17**19) < 1, "the estimate is of the printed derivative's order"
 
 
 def test_how_long_a_spike_stays_in_adams_averages():
     in_m = steps_above_one((1 - 0.9) * 100, 0.9)
     in_v = {b2: steps_above_one((1 - b2) * 100**2, b2) for b2 in (0.999, 0.95)}
     assert round(in_m) == 22 and round(in_v[0.999], -2) == 2300 and round(in_v[0.95], -1) == 120
+    assert in_v[0.999] > 1000 and round((1 - 0.9) * 100) == 10 and round((1 - 0.999) * 100**2) == 10
     assert says("schedules.md", "at the defaults $\\beta_1 = 0.9$, $\\beta_2 = 0.999$")
-    assert says("schedules.md", "until $0.9^t$ has shrunk it tenfold, about 22 steps")
-    assert says("schedules.md", "$(1 - \\beta_2)\\, 100^2 = 10$ times the usual $g^2$")
-    assert says("schedules.md", "which fades as $0.999^t$ and divides every step for about 2,300 steps")
-    assert round((1 - 0.95) * 100**2) == 500 and says("schedules.md", "$\\beta_2 = 0.95$ it enters as 500 times $g^2$")
-    assert says("schedules.md", "fades as $0.95^t$: about 120 steps")
-    assert "about 2,300 steps at the default $\\beta_2 = 0.999$, 120 at $\\beta_2 = 0.95$" in " ".join(
-        clip_grad_norm.__doc__.split()
+    assert says("schedules.md", "leaves $(1 - \\beta_1)\\, 100 = 10$ times the usual gradient in $m$")
+    assert says(
+        "schedules.md", "for thousands of steps ([the numbers](optimizers-in-depth.md#a-spike-in-adams-memory))"
+    )
+    assert "for thousands of steps at the default $\\beta_2 = 0.999$" in " ".join(clip_grad_norm.__doc__.split())
+    assert says("optimizers-in-depth.md", "$\\ln 10 / \\ln(1/0.9) \\approx 22$ steps")
+    assert round(math.sqrt(1 + 10), 1) == 3.3 and says(
+        "optimizers-in-depth.md", "$\\sqrt{11} \\approx 3.3$ times too large"
+    )
+    assert says("optimizers-in-depth.md", "about 2,300 steps at $0.999$ and only about 120 at $0.95$")
+
+
+def test_the_spike_run_keeps_v_ten_times_the_calm_runs_and_bias_correction_cuts_its_step():
+    spiked, calm = optimizers_in_depth.spike_run(), optimizers_in_depth.spike_run(spike=False)
+    ratio = spiked[2][100:] / calm[2][100:]  # sqrt(mean(v)) from the spike on
+    assert ratio.min() > 10 and says("optimizers-in-depth.md", "stays more than ten times the calm run's")
+    t = 101  # the loop's step 100, counted from 1 as Adam's t
+    factor = math.sqrt(1 - 0.999**t) / (1 - 0.9**t)
+    assert round(factor, 2) == 0.31 and round(0.1 / math.sqrt(0.001) * factor) == 1
+    assert says(
+        "optimizers-in-depth.md", "$\\sqrt{1 - 0.999^{101}} / (1 - 0.9^{101}) = 0.31$, brings 3.16 down to about 1"
     )
 
 
@@ -63,8 +84,12 @@ def test_adams_bound_is_reached_in_a_few_dozen_steps_and_approached_slowly_throu
     bound = float(re.search(r"bound: (\S+)", out.getvalue()).group(1))
     late = float(re.search(r"growing for 50: (\S+)", out.getvalue()).group(1))
     assert rows[30][0] >= bound - 0.02, "a few dozen growing steps reach the bound without bias correction"
-    factor = [math.sqrt(1 - b2**t) / (1 - b1**t) for t in range(1, 3001)]
+    # below 1 at every step: checked to 20,000, and beyond it beta_2^t / 2 > beta_1^t keeps it so
+    factor = [math.sqrt(1 - b2**t) / (1 - b1**t) for t in range(1, 20_001)]
     assert max(factor) < 1 and rows[1000][1] < 0.8 * bound, "the bias correction holds the ratio down for thousands"
+    assert (
+        factor[999] < 0.81 and factor[2999] > 0.97 and says("optimizers-in-depth.md", "which is below 1 at every step")
+    )
     assert round(bound, 1) == 7.3 and says("optimizers-in-depth.md", "at most about $7.3\\eta$")
     assert round(late) == 7 and says("optimizers-in-depth.md", "enough for a move of about $7\\eta$")
 
@@ -76,3 +101,27 @@ def test_four_times_larger_batches_lower_sgds_floor_about_fourfold():
     }
     assert 3 < floor["SGD, lr 0.5"] / floor["SGD, lr 0.5, batches of 40"] < 5
     assert says("optimizers.md", "batches four times larger") and says("optimizers.md", "down about fourfold")
+
+
+def test_without_warm_up_the_high_peak_ends_worse_on_most_of_twenty_seeds():
+    worse = sum(
+        schedules.warmup_run(0, seed)[-50:].mean() > schedules.warmup_run(30, seed)[-50:].mean() for seed in range(20)
+    )
+    p = 2 * sum(math.comb(20, k) for k in range(max(worse, 20 - worse), 21)) / 2**20  # two-sided sign test
+    assert worse == 16 and round(p, 3) == 0.012
+    assert says("schedules.md", "(on 16 of 20 seeds, sign test $p = 0.012$)")
+
+
+def test_the_paths_graph_alt_text_states_the_values_the_library_computes():
+    data, grads, slopes = chain_rule.paths_graph_values()
+    values = (
+        f"a = {data['a']:g} and b = {data['b']:g} on the left, c = a + b = {data['c']:g} and d = b + 1 = {data['d']:g}"
+    )
+    assert says("chain-rule.md", values) and says("chain-rule.md", f"e = c·d = {data['e']:g} on the right")
+    assert {slopes["a", "c"], slopes["b", "c"], slopes["b", "d"]} == {1.0}
+    arrows = f"carry the slope 1, c to e carries {slopes['c', 'e']:g} and d to e carries {slopes['d', 'e']:g}"
+    assert says("chain-rule.md", arrows)
+    derivatives = ", ".join(f"∂e/∂{name} = {grads[name]:g}" for name in "abcd")
+    assert says("chain-rule.md", f"Under each value its derivative: {derivatives}.")
+    paths = f"{slopes['b', 'c']:g}·{slopes['c', 'e']:g} + {slopes['b', 'd']:g}·{slopes['d', 'e']:g}"
+    assert says("chain-rule.md", f"The title: ∂e/∂b = {paths} = {grads['b']:g}, a product per path")
