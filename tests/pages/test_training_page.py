@@ -142,7 +142,7 @@ def test_the_climb_over_seeds(runs):
         climbs.append(climb.mean())
         ratios.append([climb.mean() / standard_error(climb, run) for run in (1, 10, 50)])
     assert all(c > 0 for c in climbs) and says(
-        "climb " + ", ".join(f"{c:.2f}" for c in climbs[:2]) + f" and {climbs[2]:.2f}, all upward"
+        "climb " + ", ".join(f"{c:.2f}" for c in climbs[:2]) + f" and {climbs[2]:.2f} from their lowest evaluations"
     )
     low, high = min(ratios[2]), max(ratios[2])
     assert (round(low), round(high)) == (1, 2) and says("seed 2 by one to two standard errors")
@@ -160,7 +160,9 @@ def test_by_step_100_half_the_training_windows_were_in_a_batch(fables):
 
 def test_the_gap_is_there_before_the_overfitting(runs):
     train_100, val_100 = runs[0, 100][0], runs[0, 100][1].mean()
-    assert round(float(val_100 - train_100), 2) == 0.16 and says("already 0.16 at step 100")
+    assert round(float(val_100 - train_100), 2) == 0.16 and says(
+        "already 0.16 at step 100 while both losses still fall"
+    )
     # both losses still fall at step 100
     assert runs[0, 200][0] < train_100 and runs[0, 200][1].mean() < val_100
 
@@ -226,7 +228,7 @@ def test_mean_ablation_numbers_in_the_prose():
         probs = softmax(layer_norm(x2, p["lnf_g"], p["lnf_b"]) @ p["W_U"])
         found.append(np.take_along_axis(probs, targets[..., None], axis=-1)[..., 0][later_the].mean())
     assert says(f"keeps {found[0]:.3f} without head 1 and {found[1]:.3f} without head 2")
-    assert found[1] < 0.6 < found[0]  # head 2's share holds under mean ablation too
+    assert found[1] < 0.6 < found[0] and says("head 2's share holds under **mean ablation** too")
 
 
 def test_the_closing_sentence_counts_the_models_parameters():
