@@ -1,5 +1,7 @@
-"""What docs/part-4/training.md says in words about its runs holds for them: the standard error of the validation
-loss, the climb past step 300, the other seeds of exercise 6 and its scoring by position, and the mean ablation.
+"""What docs/part-4/training.md says in words about its runs holds for them: the initial losses against their
+bounds, the standard error of the validation loss, the climb past step 300 in each seed, the share of windows seen
+by step 100, the other seeds of exercise 6 and its scoring by position (its wording derived from the numbers), and
+the mean ablation.
 Each run is the page's loop (AdamW, mini-batches of 32, an evaluation every 100 steps), redone here for seeds 0, 1
 and 2; if a change moves a number, the test names the sentence that states it."""
 
