@@ -41,7 +41,7 @@ LN_EPS = 1e-5  # every LayerNorm's epsilon, forward and backward, read at each c
 BLOCK_NAMES = tuple("ln1_g ln1_b W_Q W_K W_V W_O ln2_g ln2_b W_1 b_1 W_2 b_2".split())  # one block's arrays
 FFN_NAMES = ("ln2_g", "ln2_b", "W_1", "b_1", "W_2", "b_2")  # absent in an attention-only block (d_ff = 0)
 LN_NAMES = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")  # absent in a model without LayerNorm
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "identity")  # identity: a linear FFN, a control
 TANH_C, TANH_A = math.sqrt(2.0 / math.pi), 0.044715  # GPT-2's tanh form of GELU
 
 
@@ -201,9 +201,12 @@ def _gelu_derivative(x, gate, approximate="none"):
 
 
 def activate(u, activation):
-    """The feed-forward non-linearity as ``u`` times a gate, and the gate: ``u > 0`` (ReLU), or GELU's."""
+    """The feed-forward non-linearity as ``u`` times a gate, and the gate: ``u > 0`` (ReLU), or GELU's;
+    ``"identity"`` returns ``u`` itself and no gate (a linear FFN, to measure what the non-linearity buys)."""
     if activation == "relu":
         return np.maximum(u, 0.0), u > 0
+    if activation == "identity":
+        return u, None
     return _gelu(u, approximate="tanh" if activation == "gelu_tanh" else "none")
 
 
@@ -212,6 +215,8 @@ def activate_backward(du_out, u, gate, activation):
     a block at a time (a block's temporaries stay in the CPU's cache)."""
     if activation == "relu":
         du_out *= gate  # ReLU passes gradient where u > 0
+        return du_out
+    if activation == "identity":  # derivative 1 everywhere
         return du_out
     approximate = "tanh" if activation == "gelu_tanh" else "none"
     flat, u, gate = du_out.reshape(-1), u.reshape(-1), gate.reshape(-1)

@@ -27,6 +27,7 @@ OPTIONS = {  # name -> (init_params options, forward options)
     "two blocks": ({"n_layers": 2}, {}),
     "gelu": ({"n_layers": 2}, {"activation": "gelu"}),
     "gelu_tanh": ({"n_layers": 2}, {"activation": "gelu_tanh"}),
+    "identity (a linear FFN)": ({"n_layers": 2}, {"activation": "identity"}),
     "learned positions": ({"n_layers": 2, "positions": "learned", "n_ctx": 7}, {}),
     "tied": ({"n_layers": 2, "tie_embeddings": True}, {"tie_embeddings": True}),
     "attention only": ({"n_layers": 2, "d_ff": 0}, {}),
@@ -225,7 +226,10 @@ def torch_model(params, n_heads, activation="relu", tie_embeddings=False, residu
             if not ffn:
                 return x
             hidden = self.fc(self.ln_2(x))
-            act = F.relu(hidden) if activation == "relu" else F.gelu(hidden, approximate=activation[5:] or "none")
+            if activation == "identity":
+                act = hidden
+            else:
+                act = F.relu(hidden) if activation == "relu" else F.gelu(hidden, approximate=activation[5:] or "none")
             return skip * x + self.proj(act)
 
     class GPT(nn.Module):

@@ -1,0 +1,27 @@
+"""The measured case for several heads that docs/part-4/multi-head.md opens with is the ladder's printed result
+(docs/part-4/ladder.md, whose block test checks that output against its stored runs)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "part-4"
+
+
+def says(text: str) -> bool:
+    page = (DOCS / "multi-head.md").read_text(encoding="utf-8")
+    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", page)
+
+
+def test_one_head_against_four_is_the_ladders_row():
+    ladder = (DOCS / "ladder.md").read_text(encoding="utf-8")
+    rows = dict(
+        (name, (params, loss))
+        for name, params, loss in re.findall(r"^(one head|four heads)\s+([\d,]+)\s+([\d.]+) \(", ladder, flags=re.M)
+    )
+    (params_one, one), (params_four, four) = rows["one head"], rows["four heads"]
+    assert params_one == params_four and float(four) < float(one)
+    assert says("For as many parameters, four heads of width 8")
+    assert says(f"reach {four} nats per character on held-out text where one head of width 32 reaches {one}")
+    assert re.search(r"\*\*Four heads\*\* of \$d_\{\\text\{head\}\} = 8\$", ladder) and "$d = 32$" in ladder
