@@ -50,6 +50,7 @@ def shakespeare():
 # --8<-- [start:train-rung]
 def rung_params(rung, seed, vocab_size):
     """The rung's initial parameters, its frozen arrays set to 0, and how many numbers training changes."""
+    # scale_residual=False: W_O and W_2 start at one scale in every rung, so the step to 3 blocks adds depth alone
     sizes = dict(n_layers=rung["n_layers"], layer_norm=rung["layer_norm"], scale_residual=False)
     params = init_params(
         vocab_size, D_MODEL, rung["d_ff"], seed=seed, output_scale=0.1, positions="learned", n_ctx=SEQ_LEN, **sizes

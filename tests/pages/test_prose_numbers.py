@@ -40,7 +40,7 @@ def test_the_first_loss_gap_is_the_target_logits_standard_error():
 def test_the_coin_likelihood_has_area_1_over_1320():
     area = sum(Fraction(c, 8 + i) for i, c in enumerate([1, -3, 3, -1]))  # theta^7 (1 - theta)^3, expanded
     assert area == Fraction(1, 1320)
-    assert says("part-2/likelihood.md", "the area under it is $1/1320$")
+    assert says("part-2/likelihood.md", "d\\theta = 1/1320$")
 
 
 def test_a_thousand_rivals_5_behind_act_like_one_rival_1_9_ahead():
