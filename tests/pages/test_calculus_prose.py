@@ -9,6 +9,8 @@ import math
 import re
 from pathlib import Path
 
+import pytest
+
 from snippets.part_3 import chain_rule, optimizers_in_depth, schedules
 from transformer_math.optim import clip_grad_norm
 
@@ -103,6 +105,7 @@ def test_four_times_larger_batches_lower_sgds_floor_about_fourfold():
     assert says("optimizers.md", "batches four times larger") and says("optimizers.md", "down about fourfold")
 
 
+@pytest.mark.slow
 def test_without_warm_up_the_high_peak_ends_worse_on_most_of_twenty_seeds():
     worse = sum(
         schedules.warmup_run(0, seed)[-50:].mean() > schedules.warmup_run(30, seed)[-50:].mean() for seed in range(20)

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from snippets.part_4 import depth
 from transformer_math.softmax import softmax
@@ -36,6 +37,7 @@ def induction(params, inputs):
     return max(depth.induction_score(weights[:, h], depth.EVAL_T).mean() for h in range(depth.N_HEADS))
 
 
+@pytest.mark.slow
 def test_the_token_match_forms_between_the_steps_the_page_names_over_five_seeds():
     inputs, _ = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, depth.EVAL_T)
     formed = []

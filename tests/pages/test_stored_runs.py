@@ -29,6 +29,7 @@ def test_every_stored_run_has_its_code_and_every_registered_run_is_stored():
     assert sorted(REGISTRY) == sorted(RUNS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_a_stored_run_is_what_todays_code_gives(name):
     """Checked as `python -m tools.stored_runs --check NAME` checks it: in a process of one BLAS thread, as the

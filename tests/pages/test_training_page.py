@@ -19,6 +19,8 @@ from transformer_math.stats import layer_norm
 from transformer_math.train import make_optimizer
 from transformer_math.transformer import forward, init_params, loss_and_grads, make_windows, train
 
+pytestmark = pytest.mark.slow  # three seeds of the page's loop, 700 steps each
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "part-4"
 PAGE = (DOCS / "training.md").read_text(encoding="utf-8")
 
