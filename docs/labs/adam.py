@@ -57,8 +57,8 @@ from transformer_math.labs.adam import check
 # ## 1. A running average that starts at zero
 #
 # Feed the same gradient $g$ into $m \leftarrow \beta_1 m + (1 - \beta_1) g$ again and again, from $m = 0$.
-# Write `m_after_steps(g, beta1, t)`: $m$ after $t$ steps, in closed form (no loop), for a number or an
-# array $g$.
+# Write `m_after_steps(g, beta1, t)`: $m$ after $t$ steps, in closed form (no loop, and no sum over the
+# steps: the next exercise solves the closed form for $g$), for a number or an array $g$.
 
 
 # %% tags=["exercise"]

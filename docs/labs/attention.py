@@ -53,7 +53,7 @@ import numpy as np
 from transformer_math.labs.attention import check
 
 # four tokens with embeddings of width 3, and projections to queries, keys and values of width d_k = 2
-X = np.array([[1, 0, 1], [0, 2, 0], [1, 1, 0], [0, 0, 1]], dtype=float)
+X = np.array([[1, 0, 1], [0, 2, 0], [1, 1, 1], [0, 0, 1]], dtype=float)
 W_Q = np.array([[1, 0], [0, 1], [1, -1]], dtype=float)
 W_K = np.array([[1, 0], [0, 1], [0, 1]], dtype=float)
 W_V = np.array([[1, 0], [0, 1], [2, 0]], dtype=float)

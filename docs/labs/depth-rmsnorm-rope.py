@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 45
+#     minutes: 60
 #     difficulty: 2
 #     path: false
 # ---
@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Lab: depth, RMSNorm and RoPE
 #
-# **About 45 minutes · difficulty 2 of 3 (standard)** · after
+# **About 60 minutes · difficulty 2 of 3 (standard)** · after
 # [The Transformer block](https://transformer-math.github.io/mathematics-for-transformers/part-4/block/),
 # [From GPT-2 to Llama](https://transformer-math.github.io/mathematics-for-transformers/part-4/modern/) and the
 # [Transformer block lab](https://transformer-math.github.io/mathematics-for-transformers/labs/transformer-block/)

@@ -6,7 +6,9 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
   backward by the check's own traversal (so that a wrong ``topological_order`` shows in its own check, not
   here), with upstream gradients other than 1 and values used twice. The rules run with ``tanh``, ``exp``,
   ``cosh`` and complex numbers refused to them (a rule needs only ``out.data`` and ``out.grad``: evaluating tanh
-  again measures the derivative), and ``mul`` has a factor near 1e17, where a finite difference measures 0.
+  again measures the derivative), and ``mul`` has a factor near 1e17, where a finite difference of a fixed
+  small step measures 0 (one whose step grows with the factor is exact for a product, and passes: the rule
+  is linear in each factor, so no data tells the two apart).
 * ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
 * ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
 
@@ -167,7 +169,7 @@ TANH_EXPRESSIONS = {
 
 def expression_cases(expressions: dict, large: bool = False):
     """One case per expression; with ``large``, two more where one factor is near 1e17: there ``a + h`` rounds
-    to ``a`` for any small step h, so a finite difference of the product measures 0."""
+    to ``a`` for any fixed small step h, so a finite difference of the product measures 0."""
 
     def cases(rng: np.random.Generator) -> list[Case]:
         found = []

@@ -112,8 +112,9 @@ class Trace:
             self.seen.steps += 1
             if self.seen.steps > self.budget:
                 why = (
-                    "a loop over the entries, measuring each one's gradient? Derived and written with array "
-                    "operations, a backward pass takes the same few steps at any size"
+                    "a loop over the entries: too slow at this size, whether it measures each gradient or "
+                    "sums it by hand. Write each weight's gradient as one product (X^T times the upstream "
+                    "gradient): a backward pass then takes the same few steps at any size"
                     if self.derived
                     else "a loop? The closed form needs none"
                 )

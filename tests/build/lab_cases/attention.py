@@ -20,6 +20,7 @@ MISTAKES = [
     mistake("causal_mask", "0 and 1, not booleans", "def causal_mask(n):\n    return np.tri(n, dtype=int)"),
     mistake("score_1_0", "q_0 . k_1", "score_1_0 = -2"),
     mistake("score_1_0", "scaled", "score_1_0 = 2 / np.sqrt(2)"),
+    mistake("score_1_0", "off by one on both tokens, q_2 . k_1", "score_1_0 = float((X[2] @ W_Q) @ (X[1] @ W_K))"),
     mistake(
         "causal_mask", "the upper triangle", "def causal_mask(n):\n    return np.triu(np.ones((n, n), dtype=bool))"
     ),
