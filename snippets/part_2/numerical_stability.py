@@ -13,12 +13,11 @@ def formats() -> None:
     import numpy as np
 
     # largest value, smallest positive value, machine epsilon; bfloat16's from its layout (NumPy has none)
-    formats = {
-        "float64": np.finfo(np.float64),
-        "float32": np.finfo(np.float32),
-        "float16": np.finfo(np.float16),
+    formats = {"float64": np.float64, "float32": np.float32, "float16": np.float16}
+    limits = {  # the smallest positive value is the next float after 0
+        name: (float(np.finfo(t).max), float(np.nextafter(t(0), t(1))), float(np.finfo(t).eps))
+        for name, t in formats.items()
     }
-    limits = {name: (float(f.max), float(f.smallest_subnormal), float(f.eps)) for name, f in formats.items()}
     limits["bfloat16"] = ((2 - 2**-7) * 2.0**127, 2.0**-133, 2.0**-7)
 
     print("format     naive NaN    p = 0 at gap   top p = 1 at gap")
