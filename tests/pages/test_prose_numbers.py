@@ -144,6 +144,13 @@ def test_the_noise_eigenvalues_of_the_pca_example_lie_inside_the_marchenko_pastu
     assert says("part-1/eigenvalues.md", f"(here {min(noise):.3f} to {max(noise):.3f})")  # this draw, inside the limit
 
 
+def test_the_shears_ellipse_has_the_half_axes_the_svd_page_prints():
+    printed = re.search(r"singular values: \[([^\]]*)\]", page("part-1/rank-and-svd.md"))
+    longest, shortest = (float(value) for value in printed.group(1).split())
+    assert (longest, shortest) == tuple(np.round(np.linalg.svd([[2.0, 1.0], [0.0, 1.0]], compute_uv=False), 4))
+    assert says("part-1/eigenvalues.md", f"has half-axes {longest:.2f} and {shortest:.2f}")
+
+
 def test_random_cosines_need_mean_0_entries():
     rng = np.random.default_rng(0)
     d = 768
