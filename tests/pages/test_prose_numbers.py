@@ -141,13 +141,21 @@ def test_a_flag_multiplies_the_odds_of_toxicity_by_the_likelihood_ratio():
     assert abs(posterior(0.001, 0.95, 0.005) - posterior(0.01, 0.95, 0.05)) < 0.002  # "nearly cancel"
 
 
-def test_the_noise_eigenvalues_of_the_pca_example_spread_over_the_marchenko_pastur_range():
+def test_the_noise_eigenvalues_of_the_pca_example_lie_inside_the_marchenko_pastur_range():
     low, high = (0.3**2 * (1 + sign * math.sqrt(6 / 300)) ** 2 for sign in (-1, 1))
-    prose = f"$0.09\\,(1 \\pm \\sqrt{{6/300}})^2$, from {low:.3f} to {high:.3f} (the Marchenko–Pastur range)"
+    prose = f"$0.09\\,(1 \\pm \\sqrt{{6/300}})^2$, from {low:.3f} to {high:.3f}, the large-dimension limit"
     assert says("part-1/eigenvalues.md", prose)
     printed = re.search(r"eigenvalues \(variance along each axis\): \[([^\]]*)\]", page("part-1/eigenvalues.md"))
     noise = [float(value) for value in printed.group(1).split()][2:]
     assert len(noise) == 6 and low < min(noise) < 0.09 < max(noise) < high  # the largest above, the smallest below
+    assert says("part-1/eigenvalues.md", f"(here {min(noise):.3f} to {max(noise):.3f})")  # this draw, inside the limit
+
+
+def test_the_shears_ellipse_has_the_half_axes_the_svd_page_prints():
+    printed = re.search(r"singular values: \[([^\]]*)\]", page("part-1/rank-and-svd.md"))
+    longest, shortest = (float(value) for value in printed.group(1).split())
+    assert (longest, shortest) == tuple(np.round(np.linalg.svd([[2.0, 1.0], [0.0, 1.0]], compute_uv=False), 4))
+    assert says("part-1/eigenvalues.md", f"has half-axes {longest:.2f} and {shortest:.2f}")
 
 
 def test_random_cosines_need_mean_0_entries():
