@@ -65,12 +65,25 @@ def test_the_spike_run_keeps_v_ten_times_the_calm_runs_and_bias_correction_cuts_
     spiked, calm = optimizers_in_depth.spike_run(), optimizers_in_depth.spike_run(spike=False)
     ratio = spiked[2][100:] / calm[2][100:]  # sqrt(mean(v)) from the spike on
     assert ratio.min() > 10 and says("optimizers-in-depth.md", "stays more than ten times the calm run's")
+    v_before, v_at = spiked[2][99] ** 2, spiked[2][100] ** 2  # mean(v) after steps 99 and 100
+    spike_rms = math.sqrt((v_at - 0.999 * v_before) / 0.001)  # v = 0.999 v + 0.001 g^2, solved for g
+    usual_rms = math.sqrt(v_before / (1 - 0.999**100))  # v hat: the weighted mean of the earlier g^2
+    assert round(spike_rms / usual_rms, -1) == 130 and round(1 - 0.999**100, 3) == 0.095
+    predicted = math.sqrt(1 + 130**2 * 0.001 / 0.095)
+    assert round(predicted) == 13 and abs(spiked[2][100] / calm[2][100] - predicted) < 1
+    assert says("optimizers-in-depth.md", "this gradient is about 130 times the root mean square of those before it")
+    assert says("optimizers-in-depth.md", "$\\sqrt{1 + 130^2 \\times 0.001 / 0.095} \\approx 13$")
     t = 101  # the loop's step 100, counted from 1 as Adam's t
     factor = math.sqrt(1 - 0.999**t) / (1 - 0.9**t)
     assert round(factor, 2) == 0.31 and round(0.1 / math.sqrt(0.001) * factor) == 1
     assert says(
         "optimizers-in-depth.md", "$\\sqrt{1 - 0.999^{101}} / (1 - 0.9^{101}) = 0.31$, brings 3.16 down to about 1"
     )
+
+
+def test_the_xor_net_has_17_parameters():
+    assert 4 * (2 + 1) + (4 + 1) == 17  # 4 tanh neurons of 2 weights and a bias, one linear of 4 and a bias
+    assert says("autodiff.md", "a linear output neuron (no $\\tanh$; 17 parameters in all)")
 
 
 def test_adams_bound_is_reached_in_a_few_dozen_steps_and_approached_slowly_through_bias_correction():
@@ -127,7 +140,9 @@ def test_momentums_floor_is_about_a_quarter_below_sgds_at_the_equivalent_rate():
     assert says(
         "optimizers-in-depth.md", "That run has $\\eta' a = 0.5$ along its steepest direction, where the ratio is 0.76"
     )
-    assert says("optimizers.md", "theory puts momentum's floor about a quarter lower")
+    assert says(
+        "optimizers.md", "stalls below SGD's floor at $\\eta / (1 - \\mu) = 0.5$, in theory about a quarter lower"
+    )
     page = (DOCS / "optimizers.md").read_text(encoding="utf-8")
     floor = {
         name: float(value)
