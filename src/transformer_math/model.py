@@ -219,8 +219,8 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, re
         Token ids, shape ``(n,)`` or ``(batch, n)``.
     n_heads : int
         Number of attention heads $h$; must divide $d$.
-    activation : {"relu", "gelu", "gelu_tanh", "identity"}
-        The feed-forward non-linearity (``gelu``); ``"identity"`` makes the FFN linear, a control.
+    activation : {"relu", "gelu", "gelu_tanh", "identity"}, default "relu"
+        The feed-forward non-linearity, ReLU by default; ``"identity"`` makes the FFN linear, a control.
     tie_embeddings : bool, default False
         The logits are $Z W_E^\top$ (a model made with ``init_params(tie_embeddings=True)``).
     residual : bool, default True

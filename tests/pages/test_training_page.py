@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from transformer_math.data import load_text
+from transformer_math.optim import warmup_cosine
 from transformer_math.softmax import log_softmax, softmax
 from transformer_math.stats import layer_norm
 from transformer_math.train import make_optimizer
@@ -160,6 +161,17 @@ def test_by_step_100_half_the_training_windows_were_in_a_batch(fables):
     seen = len(np.unique(rows)) / len(x_train)
     assert abs(seen - (1 - np.exp(-3200 / len(x_train)))) < 0.01  # what uniform draws lead one to expect
     assert says(f"by then {100 * seen:.0f}% of the training windows have been in a batch")
+    # windows overlap by 15 of 16 characters, so far more of the text than of the windows has been a target
+    targets = np.zeros(len(fables[0]), dtype=int)
+    np.add.at(targets, (rows[:, None] + np.arange(1, 17)).ravel(), 1)
+    assert targets[1:].min() >= 1 and says("every training character has been a target")
+    assert says(f"a target, {targets[1:].mean():.1f} times on average")
+
+
+def test_the_schedule_adds_up_to_half_the_constant_learning_rate():
+    """Exercise 5: warm-up 30 then cosine over 300 steps sums to about 150 steps of the peak rate."""
+    total = sum(warmup_cosine(t, 300, 30, 1.0) for t in range(300))
+    assert round(total) in (150, 151) and says("270 = 150$ steps' worth of $\\eta$ against 300")
 
 
 def test_the_gap_is_there_before_the_overfitting(runs):
@@ -232,7 +244,9 @@ def test_mean_ablation_numbers_in_the_prose():
         probs = softmax(layer_norm(x2, p["lnf_g"], p["lnf_b"]) @ p["W_U"])
         found.append(np.take_along_axis(probs, targets[..., None], axis=-1)[..., 0][later_the].mean())
     assert says(f"keeps {found[0]:.3f} without head 1 and {found[1]:.3f} without head 2")
-    assert found[1] < 0.6 < found[0] and says("head 2's share holds under **mean ablation** too")
+    assert found[1] < 0.6 < found[0] and says(
+        "head 2's share holds too with its output set to its average, not 0 (**mean ablation**"
+    )
 
 
 def test_the_closing_sentence_counts_the_models_parameters():
