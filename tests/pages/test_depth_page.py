@@ -23,12 +23,13 @@ def says(text: str) -> bool:
 
 def test_the_one_layer_model_sits_above_the_positional_bound_and_falls_back_on_unseen_periods():
     one, history = depth.induction_run(n_layers=1)
-    assert says(f"mean 1.43. The model's {history[depth.STEPS][1]:.2f} sits above that")
+    assert says(f"mean 1.43. The model's loss, {history[depth.STEPS][1]:.2f}, falls with position")
     period = depth.EVAL_T
     # a guess from position alone spreads over the periods D of 5 to 10 whose 2D - 1 inputs reach position i
     bound = np.log([sum(2 * d - 1 > i for d in range(5, 11)) for i in range(period, 2 * period - 1)])
-    assert says(f"from {bound[0]:.2f} at position {period} to {bound[-1]:.2f} at {2 * period - 2}, "
-                f"mean {bound.mean():.2f}")
+    assert says(
+        f"from {bound[0]:.2f} at position {period} to {bound[-1]:.2f} at {2 * period - 2}, mean {bound.mean():.2f}"
+    )
     inputs, targets = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, period)
     curve = depth.position_losses(one, inputs, targets)[period:]
     assert curve.mean() > bound.mean() and np.all(np.diff(curve[:-1]) < 0)  # falling but for the last position

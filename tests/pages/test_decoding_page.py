@@ -1,0 +1,21 @@
+"""What docs/part-4/decoding.md says in words about its timed model holds for it."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+from snippets.part_4 import decoding
+
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "decoding.md").read_text(encoding="utf-8")
+
+
+def test_the_scores_take_over_where_the_page_says_for_the_timed_model():
+    sizes = re.search(r"d_model=(\d+), d_ff=(\d+)", inspect.getsource(decoding.decoding_times))
+    d, d_ff = int(sizes[1]), int(sizes[2])
+    n = 2 * d + d_ff  # 2 n^2 d > n (4 d^2 + 2 d d_ff) exactly when n > 2 d + d_ff
+    assert 2 * (n + 1) ** 2 * d > (n + 1) * (4 * d**2 + 2 * d * d_ff) and not 2 * n**2 * d > n * (
+        4 * d**2 + 2 * d * d_ff
+    )
+    assert f"at $n > 2d + d_{{ff}}$ ({n} here)" in re.sub(r"\s+", " ", PAGE)
