@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+import functools
 
 import numpy as np
 
+from tests.pages import prose
 from transformer_math.attention import scaled_dot_product_attention
 
-PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "attention.md").read_text(encoding="utf-8")
-
-
-def says(text: str) -> bool:
-    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+says = functools.partial(prose.says, "part-4/attention.md")
 
 
 def test_a_key_that_scores_0_still_gets_weight():

@@ -3,14 +3,15 @@ above it (the page's block test checks that output against a fresh run)."""
 
 from __future__ import annotations
 
+import functools
 import re
-from pathlib import Path
 
-PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "block.md").read_text(encoding="utf-8")
+from tests.pages import prose
+
+PAGE = prose.source("part-4/block.md")
 
 
-def says(text: str) -> bool:
-    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+says = functools.partial(prose.says, "part-4/block.md")
 
 
 def sums_right() -> dict[str, list[int]]:

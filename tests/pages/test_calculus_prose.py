@@ -7,20 +7,17 @@ import contextlib
 import io
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from snippets.part_3 import chain_rule, optimizers_in_depth, schedules
+from tests.pages import prose
 from transformer_math.optim import clip_grad_norm
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "part-3"
 
 
 def says(page: str, text: str) -> bool:
-    flat = lambda s: re.sub(r"\s+", " ", s)  # noqa: E731 - line breaks do not matter
-    return flat(text) in flat((DOCS / page).read_text(encoding="utf-8"))
+    return prose.says(f"part-3/{page}", text)
 
 
 def steps_above_one(weight: float, beta: float) -> float:
@@ -38,7 +35,7 @@ def test_a_chain_of_slopes_near_a_fifth_vanishes():
     assert f"{0.02 * 0.17**19:.0e}" == "5e-17" and 1 < 0.02 * 0.17**19 / first / slope**19 < 2
     assert says("chain-rule.md", "has slope 0.02, the other 19 settle near 0.17 (exercise 4):")
     assert says("chain-rule.md", "$0.02 \\times 0.17^{19} \\approx 5 \\times 10^{-17}$")
-    page = (DOCS / "chain-rule.md").read_text(encoding="utf-8")
+    page = prose.source("part-3/chain-rule.md")
     printed = float(re.search(r"^plain chain: +dy/dx = (\S+)$", page, re.M).group(1))
     assert 1 / 3 < printed / (0.02 * 0.17**19) < 1, "the estimate is of the printed derivative's order"
 
@@ -111,7 +108,7 @@ def test_adams_bound_is_reached_in_a_few_dozen_steps_and_approached_slowly_throu
 
 
 def test_four_times_larger_batches_lower_sgds_floor_about_fourfold():
-    page = (DOCS / "optimizers.md").read_text(encoding="utf-8")
+    page = prose.source("part-3/optimizers.md")
     floor = {
         name: float(value) for name, value in re.findall(r"^(SGD, lr 0\.5(?:, batches of 40)?)  .* (\S+)$", page, re.M)
     }
@@ -143,7 +140,7 @@ def test_momentums_floor_is_about_a_quarter_below_sgds_at_the_equivalent_rate():
     assert says(
         "optimizers.md", "stalls below SGD's floor at $\\eta / (1 - \\mu) = 0.5$, in theory about a quarter lower"
     )
-    page = (DOCS / "optimizers.md").read_text(encoding="utf-8")
+    page = prose.source("part-3/optimizers.md")
     floor = {
         name: float(value)
         for name, value in re.findall(r"^(SGD, lr 0\.5|momentum 0\.9, lr 0\.05)  .* (\S+)$", page, re.M)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import inspect
 import re
-from pathlib import Path
 
 from snippets.part_4 import decoding
-
-PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "decoding.md").read_text(encoding="utf-8")
+from tests.pages import prose
 
 
 def test_the_scores_take_over_where_the_page_says_for_the_timed_model():
@@ -18,4 +16,4 @@ def test_the_scores_take_over_where_the_page_says_for_the_timed_model():
     assert 2 * (n + 1) ** 2 * d > (n + 1) * (4 * d**2 + 2 * d * d_ff) and not 2 * n**2 * d > n * (
         4 * d**2 + 2 * d * d_ff
     )
-    assert f"at $n > 2d + d_{{ff}}$ ({n} here)" in re.sub(r"\s+", " ", PAGE)
+    assert prose.says("part-4/decoding.md", f"at $n > 2d + d_{{ff}}$ ({n} here)")

@@ -3,22 +3,18 @@ positional guess, the periods it never saw, and when the induction heads form ac
 
 from __future__ import annotations
 
+import functools
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from snippets.part_4 import depth
+from tests.pages import prose
 from transformer_math.softmax import softmax
 from transformer_math.transformer import forward
 
-PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "depth.md").read_text(encoding="utf-8")
-
-
-def says(text: str) -> bool:
-    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+says = functools.partial(prose.says, "part-4/depth.md")
 
 
 def test_the_one_layer_model_sits_above_the_positional_bound_and_falls_back_on_unseen_periods():

@@ -3,17 +3,15 @@ its prose names are the module's: if the run is redone and a verdict moves, this
 
 from __future__ import annotations
 
+import functools
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from snippets.part_4 import ladder
+from tests.pages import prose
 from transformer_math.data import split_text, vocabulary
-
-PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "ladder.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +19,7 @@ def results():
     return ladder.steps()
 
 
-def says(text: str) -> bool:
-    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+says = functools.partial(prose.says, "part-4/ladder.md")
 
 
 def test_the_settings_the_prose_names_are_the_modules():

@@ -3,19 +3,16 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "part-4"
+from tests.pages import prose
 
-
-def says(text: str) -> bool:
-    page = (DOCS / "multi-head.md").read_text(encoding="utf-8")
-    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", page)
+says = functools.partial(prose.says, "part-4/multi-head.md")
 
 
 def test_one_head_against_four_is_the_ladders_row():
-    ladder = (DOCS / "ladder.md").read_text(encoding="utf-8")
+    ladder = prose.source("part-4/ladder.md")
     rows = dict(
         (name, (params, loss))
         for name, params, loss in re.findall(r"^(one head|four heads)\s+([\d,]+)\s+([\d.]+) \(", ladder, flags=re.M)

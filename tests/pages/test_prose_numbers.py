@@ -7,19 +7,12 @@ import math
 import re
 from collections import Counter
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+from tests.pages import prose
 
-
-def page(name: str) -> str:
-    return re.sub(r"\s+", " ", (DOCS / name).read_text(encoding="utf-8"))
-
-
-def says(name: str, text: str) -> bool:
-    return re.sub(r"\s+", " ", text) in page(name)
+says = prose.says
 
 
 def test_gpt2s_first_loss_is_ln_v_plus_half_the_logit_variance():
@@ -143,16 +136,16 @@ def test_a_flag_multiplies_the_odds_of_toxicity_by_the_likelihood_ratio():
 
 def test_the_noise_eigenvalues_of_the_pca_example_lie_inside_the_marchenko_pastur_range():
     low, high = (0.3**2 * (1 + sign * math.sqrt(6 / 300)) ** 2 for sign in (-1, 1))
-    prose = f"$0.09\\,(1 \\pm \\sqrt{{6/300}})^2$, from {low:.3f} to {high:.3f}, the large-dimension limit"
-    assert says("part-1/eigenvalues.md", prose)
-    printed = re.search(r"eigenvalues \(variance along each axis\): \[([^\]]*)\]", page("part-1/eigenvalues.md"))
+    sentence = f"$0.09\\,(1 \\pm \\sqrt{{6/300}})^2$, from {low:.3f} to {high:.3f}, the large-dimension limit"
+    assert says("part-1/eigenvalues.md", sentence)
+    printed = re.search(r"eigenvalues \(variance along each axis\): \[([^\]]*)\]", prose.text("part-1/eigenvalues.md"))
     noise = [float(value) for value in printed.group(1).split()][2:]
     assert len(noise) == 6 and low < min(noise) < 0.09 < max(noise) < high  # the largest above, the smallest below
     assert says("part-1/eigenvalues.md", f"(here {min(noise):.3f} to {max(noise):.3f})")  # this draw, inside the limit
 
 
 def test_the_shears_ellipse_has_the_half_axes_the_svd_page_prints():
-    printed = re.search(r"singular values: \[([^\]]*)\]", page("part-1/rank-and-svd.md"))
+    printed = re.search(r"singular values: \[([^\]]*)\]", prose.text("part-1/rank-and-svd.md"))
     longest, shortest = (float(value) for value in printed.group(1).split())
     assert (longest, shortest) == tuple(np.round(np.linalg.svd([[2.0, 1.0], [0.0, 1.0]], compute_uv=False), 4))
     assert says("part-1/eigenvalues.md", f"has half-axes {longest:.2f} and {shortest:.2f}")
@@ -173,6 +166,6 @@ def test_random_cosines_need_mean_0_entries():
 
 
 def test_the_map_counts_the_lines_of_its_forward_pass():
-    block = re.search(r"```python\n(.*?)```", (DOCS / "what-a-gpt-computes.md").read_text(encoding="utf-8"), re.S)
+    block = re.search(r"```python\n(.*?)```", prose.source("what-a-gpt-computes.md"), re.S)
     lines = sum(1 for line in block.group(1).splitlines() if line.strip())
     assert says("what-a-gpt-computes.md", f"one picture and {lines} lines of NumPy")

@@ -7,12 +7,13 @@ and 2; if a change moves a number, the test names the sentence that states it.""
 
 from __future__ import annotations
 
+import functools
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.pages import prose
 from transformer_math.data import load_text
 from transformer_math.optim import warmup_cosine
 from transformer_math.softmax import log_softmax, softmax
@@ -22,12 +23,10 @@ from transformer_math.transformer import forward, init_params, loss_and_grads, m
 
 pytestmark = pytest.mark.slow  # three seeds of the page's loop, 700 steps each
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "part-4"
-PAGE = (DOCS / "training.md").read_text(encoding="utf-8")
+PAGE = prose.source("part-4/training.md")
 
 
-def says(text: str, page: str = PAGE) -> bool:
-    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", page)
+says = functools.partial(prose.says, "part-4/training.md")
 
 
 ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]

@@ -3,23 +3,20 @@ its prose names are the module's: if the runs are redone and a claim moves, this
 
 from __future__ import annotations
 
+import functools
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from snippets.part_4 import a_model_that_writes as writer
 from snippets.part_4 import ladder
+from tests.pages import prose
 from transformer_math.data import load_run, split_text
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.model import forward
 
-PAGE = (Path(__file__).resolve().parents[2] / "docs" / "part-4" / "a-model-that-writes.md").read_text(encoding="utf-8")
-
-
-def says(text: str) -> bool:
-    return re.sub(r"\s+", " ", text) in re.sub(r"\s+", " ", PAGE)
+says = functools.partial(prose.says, "part-4/a-model-that-writes.md")
 
 
 @pytest.fixture(scope="module")
