@@ -378,3 +378,18 @@ def test_a_check_of_no_such_name_says_which_there_are():
         check("predcition", "a")
     with pytest.raises(TypeError, match="name must be the name of a check"):
         check(3, "a")
+
+
+def test_gradients_are_compared_in_backward_order_so_the_first_wrong_step_is_named():
+    from transformer_math.labs.models import drawn_model
+    from transformer_math.labs.your_own_gpt import compare_grads
+
+    expected = drawn_model(generator("order"), vocab=5, d=4, d_ff=8, n_layers=2)
+    got = {name: value.copy() for name, value in expected.items()}
+    for name in ("W_E", "W_Q", "h1.b_2", "lnf_g"):  # wrong from the final LayerNorm down, as when it is skipped
+        got[name] = got[name] + 1.0
+    assert compare_grads(got, expected, tol=1e-9)[0].startswith("grads['lnf_g']")
+    got["lnf_g"] = expected["lnf_g"]
+    assert compare_grads(got, expected, tol=1e-9)[0].startswith("grads['h1.b_2']")
+    got["h1.b_2"] = expected["h1.b_2"]
+    assert compare_grads(got, expected, tol=1e-9)[0].startswith("grads['W_Q']")

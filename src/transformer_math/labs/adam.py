@@ -1,7 +1,8 @@
 r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
 
 * ``m_after_steps`` -- the running average $m$ after $t$ steps of one constant gradient, in closed form: the
-  learner's code may run at most 200 Python steps a case, and one case has $t = 1000$, so a loop does not pass.
+  learner's code may run at most 200 Python steps a case, and one case has $t = 1000$, so a loop does not pass;
+  one has $t = 10^{12}$, so neither does a sum over an array of the steps.
 * ``unbias`` -- the bias correction, derived from that closed form: $m / (1 - \beta^t)$, for betas from 0 to
   0.999 and steps from 1 to 5000.
 * ``adam_step`` -- one step of Adam from any state: steps 1, 2, 10 and 1000, gradients from $10^{-4}$ to
@@ -47,6 +48,7 @@ def m_cases(rng: np.random.Generator) -> list[Case]:
         Case((1.5, 0.0, 4), about="beta1 = 0: no memory"),
         Case((np.array([[1.0, -2.0], [0.5, 3.0]]), 0.9, 1000), about="t = 1000"),
         Case((3.0, 0.95, 12)),
+        Case((0.25, 0.9, 10**12), about="t = 10**12: a closed form does not grow with t, a sum over the steps does"),
     ]
 
 

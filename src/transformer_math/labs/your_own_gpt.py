@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.block import BLOCK_NAMES
 from transformer_math.block import block_backward as reference_block_backward
 from transformer_math.block import block_forward as reference_block_forward
 from transformer_math.information import cross_entropy_from_logits
@@ -106,14 +107,25 @@ def reference_logits(params, tokens, n_heads):
     return forward(params, np.asarray(tokens), n_heads)[0]
 
 
+def forward_rank(name: str) -> tuple[int, int]:
+    """Where a parameter is used in the forward pass: the embeddings, then block 0's arrays in the order of
+    BLOCK_NAMES, block 1's (``h1.``), ..., then the final LayerNorm and the unembedding."""
+    layer, _, base = name.rpartition(".")
+    if base in BLOCK_NAMES:
+        return (1 + int(layer[1:] or 0), BLOCK_NAMES.index(base))
+    return (10**6, ("lnf_g", "lnf_b", "W_U").index(base)) if base in ("lnf_g", "lnf_b", "W_U") else (0, 0)
+
+
 def compare_grads(got, expected: dict, tol: float, rtol: float = 1e-6) -> list[str] | None:
-    """Every gradient of a dictionary, by name: a missing one, a shape, or the largest error."""
+    """Every gradient of a dictionary, by name: a missing one, a shape, or the largest error. The names are
+    compared in backward order (the reverse of the parameters' forward order), so the first one reported is
+    the earliest wrong step of the backward pass: a forgotten final LayerNorm shows at ``lnf_g``, not at ``W_E``."""
     if not isinstance(got, dict):
         return [f"the gradients should be a dict by parameter name; it is a {type(got).__name__}"]
     missing = sorted(set(expected) - set(got))
     if missing:
         return [f"it has no gradient for {', '.join(missing[:4])}" + (", ..." if len(missing) > 4 else "")]
-    for name in expected:
+    for name in sorted(expected, key=forward_rank, reverse=True):
         lines = compare(got[name], expected[name], tol=tol, rtol=rtol)
         if lines:
             return [f"grads[{name!r}]: {lines[0]}", *lines[1:]]
@@ -163,10 +175,12 @@ def reference_block_grads(x, p, n_heads, dx2):
 
 
 def compare_block_grads(got, expected, tol):
-    lines = compare(got[0], expected[0], tol=tol, rtol=1e-6)
+    """The weights' gradients in backward order, then dx, the last thing the backward pass computes."""
+    lines = compare_grads(got[1], expected[1], tol)
     if lines:
-        return [f"dx: {lines[0]}", *lines[1:]]
-    return compare_grads(got[1], expected[1], tol)
+        return lines
+    lines = compare(got[0], expected[0], tol=tol, rtol=1e-6)
+    return [f"dx: {lines[0]}", *lines[1:]] if lines else None
 
 
 def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:

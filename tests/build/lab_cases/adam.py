@@ -96,14 +96,14 @@ MISTAKES = [
         + "    theta = theta.copy()\n    m, v = np.array(m, dtype=float), np.array(v, dtype=float)\n    opt = importlib.import_module('transformer_math.optim').AdamW([theta], lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)\n    opt.m, opt.v, opt.t = [m], [v], t - 1\n    opt.step([np.asarray(g, dtype=float)])\n    return theta, m, v",
     ),
     mistake("prediction", "a word not offered", 'prediction = "sgd"'),
+    mistake(
+        "m_after_steps",
+        "the geometric sum, vectorised: a sum over the steps, not a closed form",
+        M + "    return (1 - beta1) * g * np.sum(beta1 ** np.arange(t))",
+    ),
 ]
 
 RIGHT = [
-    right(
-        "m_after_steps",
-        "the geometric sum, vectorised",
-        M + "    return (1 - beta1) * g * np.sum(beta1 ** np.arange(t))",
-    ),
     right("unbias", "the factor as a geometric sum", U + "    return m / ((1 - beta) * np.sum(beta ** np.arange(t)))"),
     right("unbias", "np.power and a reciprocal", U + "    return m * np.reciprocal(1.0 - np.power(beta, t))"),
     right(

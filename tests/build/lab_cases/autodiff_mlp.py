@@ -52,6 +52,16 @@ MISTAKES = [
     ),
     mistake(
         "mul",
+        "a central difference whose step grows with the factor (exact for a product but for rounding)",
+        MUL
+        + "        h = 1e-7 * max(1, abs(self.data))\n"
+        + "        self.grad += ((self.data + h) * other.data - (self.data - h) * other.data) / (2 * h) * out.grad\n"
+        + "        h = 1e-7 * max(1, abs(other.data))\n"
+        + "        other.grad += (self.data * (other.data + h) - self.data * (other.data - h)) / (2 * h) * out.grad\n"
+        + MUL_END,
+    ),
+    mistake(
+        "mul",
         "out.data for out.grad",
         MUL + "        self.grad += other.data * out.data\n        other.grad += self.data * out.data\n" + MUL_END,
     ),
