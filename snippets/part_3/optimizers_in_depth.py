@@ -77,7 +77,8 @@ def spike_run(optimizer="adam", spike=True, clip=None, steps=1000, seed=0):
     step's largest move of a weight, and, for Adam, the root mean square of v after every step."""
     import numpy as np
 
-    from transformer_math.optim import SGD, Adam, clip_grad_norm
+    from transformer_math.optim import SGD, Adam
+    from transformer_math.schedules import clip_grad_norm
 
     rng = np.random.default_rng(seed)
     corruption = np.random.default_rng(seed + 1).normal(size=32)  # its own generator: every run sees the same batches
@@ -157,7 +158,7 @@ def inverse_sqrt(step, d_model=512, warmup_steps=4000):
 @figure("schedules-compared")
 def schedules_compared() -> Figure:
     """The original Transformer's inverse-square-root schedule beside warm-up + cosine with the same peak."""
-    from transformer_math.optim import warmup_cosine
+    from transformer_math.schedules import warmup_cosine
 
     steps = np.arange(1, 100_001, 100)
     inv = np.array([inverse_sqrt(t) for t in steps])

@@ -18,7 +18,8 @@ def warmup_run(warmup_steps, seed=0, steps=300, peak_lr=0.1):
     learning rate of ``warmup_cosine``. Returns the mini-batch loss at every step."""
     import numpy as np
 
-    from transformer_math.optim import Adam, warmup_cosine
+    from transformer_math.optim import Adam
+    from transformer_math.schedules import warmup_cosine
 
     rng = np.random.default_rng(seed)
     X_all = rng.normal(size=(2048, 8))

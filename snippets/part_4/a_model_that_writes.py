@@ -17,8 +17,9 @@ from tools.stored_runs import stored_run
 from transformer_math.data import decode, encode, load_run, split_text, vocabulary
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.model import forward, init_params, loss_and_grads
-from transformer_math.optim import AdamW, clip_grad_norm, warmup_cosine
+from transformer_math.optim import AdamW
 from transformer_math.sample import generate
+from transformer_math.schedules import clip_grad_norm, warmup_cosine
 
 # --8<-- [start:setup]
 RECIPE = dict(  # nanoGPT's CPU recipe for Shakespeare, with ReLU in the feed-forward layer

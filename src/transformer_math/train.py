@@ -33,7 +33,8 @@ import numpy as np
 
 from transformer_math.checks import check_in_range, check_integer, check_number, integer_array, token_ids
 from transformer_math.model import _loss_and_grads, check_model_inputs
-from transformer_math.optim import AdamW, _clip_grad_norm, global_norm, warmup_cosine
+from transformer_math.optim import AdamW
+from transformer_math.schedules import _clip_grad_norm, global_norm, warmup_cosine
 
 __all__ = ["make_windows", "make_optimizer", "train"]
 

@@ -14,7 +14,8 @@ from transformer_math.attention import multi_head_attention, positional_encoding
 from transformer_math.autograd import Value
 from transformer_math.calculus import derivative, gradient_check, numerical_gradient
 from transformer_math.linalg import dot, matmul_loops, power_iteration
-from transformer_math.optim import SGD, AdamW, clip_grad_norm
+from transformer_math.optim import SGD, AdamW
+from transformer_math.schedules import clip_grad_norm
 from transformer_math.softmax import logsumexp, softmax
 from transformer_math.stats import layer_norm, std, variance
 from transformer_math.transformer import (

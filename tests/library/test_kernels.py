@@ -18,7 +18,7 @@ from transformer_math.attention import _attention, causal_mask
 from transformer_math.block import _layer_norm_backward, linear
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.model import _cross_entropy_and_grad, add_rows, cross_entropy_backward, init_params
-from transformer_math.optim import global_norm
+from transformer_math.schedules import global_norm
 from transformer_math.stats import normalise, row_means
 from transformer_math.train import train
 

@@ -17,7 +17,8 @@ import pytest
 from transformer_math.attention import scaled_dot_product_attention
 from transformer_math.autograd import Value
 from transformer_math.information import cross_entropy, cross_entropy_from_logits, entropy, kl_divergence
-from transformer_math.optim import SGD, Adam, AdamW, clip_grad_norm
+from transformer_math.optim import SGD, Adam, AdamW
+from transformer_math.schedules import clip_grad_norm
 from transformer_math.softmax import log_softmax, logsumexp, softmax
 from transformer_math.stats import layer_norm, mean, std, variance
 from transformer_math.train import train

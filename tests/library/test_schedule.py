@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from transformer_math.optim import clip_grad_norm, warmup_cosine
+from transformer_math.schedules import clip_grad_norm, warmup_cosine
 from transformer_math.transformer import init_params, make_windows, train
 
 

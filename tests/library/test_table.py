@@ -39,6 +39,7 @@ from transformer_math import (
     modern,
     optim,
     sample,
+    schedules,
     softmax,
     stats,
     train,
@@ -617,16 +618,16 @@ SPECS |= {
     ),
     "optim.Adam": adam_spec(optim.Adam),
     "optim.AdamW": adam_spec(optim.AdamW),
-    "optim.clip_grad_norm": Spec(
-        lambda g: optim.clip_grad_norm([g], 1.0)[0][0],
+    "schedules.clip_grad_norm": Spec(
+        lambda g: schedules.clip_grad_norm([g], 1.0)[0][0],
         "gradient 0",
         array_defaults(
             **{"0-d": SAME, "empty": SAME, "wrong rank": SAME, "+inf": ValueError, "-inf": ValueError, "1e300": SAME}
         ),
         ref=lambda g: g * min(1.0, 1.0 / (exact_norm(g) + 1e-6)),  # as PyTorch: c / (norm + 1e-6), at most 1
     ),
-    "optim.warmup_cosine": Spec(
-        lambda lr: optim.warmup_cosine(0, 10, 2, lr),
+    "schedules.warmup_cosine": Spec(
+        lambda lr: schedules.warmup_cosine(0, 10, 2, lr),
         "peak_lr",
         scalar_rows(OK, zero_ok=False) | {"int": is_(1.5)},
         scalar=True,

@@ -13,7 +13,7 @@ import pytest
 
 from snippets.part_3 import chain_rule, optimizers_in_depth, schedules
 from tests.pages import prose
-from transformer_math.optim import clip_grad_norm
+from transformer_math.schedules import clip_grad_norm
 
 
 def says(page: str, text: str) -> bool:

@@ -15,7 +15,7 @@ import pytest
 
 from tests.pages import prose
 from transformer_math.data import load_text
-from transformer_math.optim import warmup_cosine
+from transformer_math.schedules import warmup_cosine
 from transformer_math.softmax import log_softmax, softmax
 from transformer_math.stats import layer_norm
 from transformer_math.train import make_optimizer
