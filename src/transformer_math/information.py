@@ -111,7 +111,7 @@ def cross_entropy(y_true, y_pred):
     r"""Cross entropy $H(y, \hat y) = -\sum_i y_i \log \hat y_i$ of predicted probabilities.
 
     Distributions run along the last axis; with leading (batch) axes the result is the mean over them.
-    Nothing is clipped: a target with probability $\hat y_i = 10^{-20}$ costs exactly $-\log 10^{-20}
+    Nothing is clipped: a target with probability $\hat y_i = 10^{-20}$ costs $-\log 10^{-20}
     \approx 46.05$, and one with $\hat y_i = 0$ costs $+\infty$. Train from logits instead
     (``cross_entropy_from_logits``), where no probability is ever rounded to 0.
 

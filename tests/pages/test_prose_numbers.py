@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -38,7 +37,7 @@ def test_the_coin_likelihood_has_area_1_over_1320():
 
 def test_a_thousand_rivals_5_behind_act_like_one_rival_1_9_ahead():
     ahead = math.log(1000) - 5
-    assert says("part-2/softmax.md", f"The 1,000 rivals 5 behind below act like one rival {ahead:.1f} *ahead*")
+    assert says("part-2/softmax.md", f"In the code below, 1,000 rivals 5 behind act like one rival {ahead:.1f} *ahead*")
     assert round(1 / (1 + math.exp(ahead)), 4) == round(1 / (1 + 1000 * math.exp(-5)), 4) == 0.1292
 
 
@@ -47,39 +46,6 @@ def test_random_cosines_times_sqrt_d_approach_sqrt_2_over_pi_and_are_2_sqrt_2_ov
     assert says("part-1/dot-product.md", prose)
     assert says("part-1/dot-product.md", f"times sqrt(d): {2 * math.sqrt(2) / math.pi:.2f}")  # d = 2, exactly
     assert says("part-1/dot-product.md", f"times sqrt(d): {math.sqrt(2 / math.pi):.2f}")  # d = 768
-
-
-def held_out_loss(ids: list[int], cut: int, vocab: int, context: int, k: float) -> float:
-    """Mean held-out -ln P_k(next | the `context` characters before it), counts from ids[:cut]."""
-    pairs, totals = Counter(), Counter()
-    for i in range(context, cut):
-        pairs[tuple(ids[i - context : i + 1])] += 1
-        totals[tuple(ids[i - context : i])] += 1
-    losses = []
-    for i in range(max(cut + 1, cut + context), len(ids)):  # the held-out targets, contexts inside the held-out text
-        seen = tuple(ids[i - context : i])
-        losses.append(-math.log((pairs[seen + (ids[i],)] + k) / (totals[seen] + k * vocab)))
-    return float(np.mean(losses))
-
-
-def test_counts_after_three_characters_lose_to_counts_after_one_held_out():
-    from transformer_math.data import load_text
-
-    text = load_text("aesop")
-    vocab = sorted(set(text))
-    ids = [vocab.index(c) for c in text]
-    cut = int(0.9 * len(ids))  # the practice page's split
-    ks = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]  # its k sweep, k = 0 aside (infinite held out)
-    loss = {(context, k): held_out_loss(ids, cut, len(vocab), context, k) for context in (1, 3) for k in ks}
-    best_k = {context: min(ks, key=lambda k: loss[context, k]) for context in (1, 3)}
-    best = {context: loss[context, best_k[context]] for context in (1, 3)}
-    assert round(best[1], 2) == 2.47 and best_k[1] == 0.1  # the page's bigram at k = 0.1
-    assert best[3] > best[1] + 0.1  # several held-out standard errors of the difference
-    assert says(
-        "part-2/information.md",
-        f"lose {best[3]:.2f} nats per held-out character, counts after one character {best[1]:.2f}, "
-        f"each at its best $k$ ({best_k[3]} and {best_k[1]})",
-    )
 
 
 def test_the_fables_held_out_losses_carry_their_standard_errors():
