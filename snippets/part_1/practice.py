@@ -36,7 +36,7 @@ def one_head() -> None:
     S = np.where(mask, S, -np.inf)
 
     # 5. Softmax along each row.
-    exp_S = np.exp(S)
+    exp_S = np.exp(S)  # scores this small are safe; Part II subtracts each row's max first
     P = exp_S / exp_S.sum(axis=1, keepdims=True)  # (n, n), rows sum to 1
     print("attention weights P:")
     print(np.round(P, 3))

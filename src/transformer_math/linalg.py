@@ -186,8 +186,9 @@ def power_iteration(A: ArrayLike, steps: int = 100, seed: int = 0) -> tuple[floa
     r"""The dominant eigenvalue and eigenvector of a square matrix, by repeated multiplication.
 
     Start from a random unit vector $v_0$, repeat $v_{t+1} = A v_t / \lVert A v_t \rVert$, and return
-    $v$ with its Rayleigh quotient $\lambda = v^\top A v$. The vector's error shrinks like
-    $|\lambda_2 / \lambda_1|^t$. It needs the largest $|\lambda|$ to belong to one eigenvalue (which may
+    $v$ with its Rayleigh quotient $\lambda = v^\top A v$. When $A$ has a basis of eigenvectors, the
+    vector's error shrinks like $|\lambda_2 / \lambda_1|^t$ (slower otherwise: like $1/t$ for
+    $[[1, 1], [0, 1]]$). It needs the largest $|\lambda|$ to belong to one eigenvalue (which may
     repeat); the residual $\lVert A v - \lambda v \rVert$ is checked at the end.
 
     Parameters

@@ -42,7 +42,8 @@ def test_a_thousand_rivals_5_behind_act_like_one_rival_1_9_ahead():
 
 
 def test_random_cosines_times_sqrt_d_approach_sqrt_2_over_pi_and_are_2_sqrt_2_over_pi_in_the_plane():
-    prose = "on average $\\sqrt{2/\\pi}/\\sqrt{d}$ for large $d$, but $2\\sqrt{2}/\\pi$ over $\\sqrt{d}$ in the plane"
+    large, plane = math.sqrt(2 / math.pi), 2 * math.sqrt(2) / math.pi
+    prose = f"about $\\sqrt{{2/\\pi}} \\approx {large:.2f}$ for large $d$, and exactly $2\\sqrt{{2}}/\\pi \\approx {plane:.2f}$"
     assert says("part-1/dot-product.md", prose)
     assert says("part-1/dot-product.md", f"times sqrt(d): {2 * math.sqrt(2) / math.pi:.2f}")  # d = 2, exactly
     assert says("part-1/dot-product.md", f"times sqrt(d): {math.sqrt(2 / math.pi):.2f}")  # d = 768
