@@ -191,7 +191,7 @@ def test_over_twenty_seeds_warm_up_helps_at_the_high_peak_and_is_a_coin_toss_at_
     lopsided = 2 * sum(math.comb(20, k) for k in range(16, 21))
     assert f"{lopsided:,} of the 2**20 outcomes, 1 in 85" in prose.source("part-3/schedules.md")
     assert says("schedules.md", "and ends higher on 16 of 20. Were warm-up irrelevant, each seed would be a coin toss")
-    assert says("schedules.md", "16 or more of 20 the same way comes up once in 85 tries (the last line counts)")
+    assert says("schedules.md", "16 or more of 20 the same way comes up about once in 85 tries (the last line counts)")
     assert low["higher"] == 11 and coin_tosses_as_lopsided(11, 20) > 0.5, "a split coin tosses give most of the time"
     assert says("schedules.md", "At 0.01, warm-up makes no systematic difference (11 of 20)")
     assert says("optimizers-in-depth.md", "warm-up makes no systematic difference to the")
