@@ -20,7 +20,7 @@ Example
 -------
 >>> from transformer_math.labs.adam import check
 >>> check("m_after_steps", lambda g, beta1, t: g * beta1**t)
-Wrong: m_after_steps - case 1 of 8: g = 2, beta1 = 0.9, t = 1
+Wrong: m_after_steps - case 1 of 9: g = 2, beta1 = 0.9, t = 1
   the largest error is 1.6e+00 (tolerance 1e-09 + 1e-09 of the value)
 """
 
