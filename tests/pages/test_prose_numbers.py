@@ -77,7 +77,10 @@ def test_the_fables_held_out_losses_carry_their_standard_errors():
     early = -np.log(softmax(W)[x_held, y_held])
     d = early - per_char[0.1]
     assert d.mean() < 0 and abs(d.mean()) < 2 * d.std(ddof=1) / math.sqrt(len(d))  # below, within two s.e.
-    assert says("part-2/practice.md", f"{paired(early)} below the add-0.1 model's (paired, within two standard errors, so not a clear win)")
+    assert says(
+        "part-2/practice.md",
+        f"{paired(early)} below the add-0.1 model's (paired, within two standard errors, so not a clear win)",
+    )
 
 
 def test_a_flag_multiplies_the_odds_of_toxicity_by_the_likelihood_ratio():
