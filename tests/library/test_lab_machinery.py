@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import transformer_math.softmax as library_softmax
-from transformer_math.labs.cases import Case, changed, generator
+from transformer_math.labs import cases
+from transformer_math.labs.cases import Case, changed, fresh_generator, generator
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.guard import guarded
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber, Verdict, call_guarded, digest
@@ -239,7 +240,8 @@ def verdict_of(check, name, value) -> str:
     return out.getvalue()
 
 
-def test_the_last_case_is_drawn_anew_at_every_run_so_a_table_of_answers_fails():
+def test_the_last_case_is_drawn_anew_at_every_run_so_a_table_of_answers_fails(monkeypatch):
+    monkeypatch.setattr(cases, "PINNED", None)  # as in a notebook: the operating system's randomness
     check = check_of_doubles()
     first = verdict_of(check, "double", lambda x: 2 * x)
     assert first == "Correct: double - 3 hidden cases\n"
@@ -257,6 +259,26 @@ def test_the_last_case_is_drawn_anew_at_every_run_so_a_table_of_answers_fails():
     assert said.startswith("Wrong: double - case 3 of 3") and "drawn anew at this run" in said
     again = check_of_doubles()  # a new session draws the same cases as the first
     assert verdict_of(again, "double", lambda x: 2 * x) == first
+
+
+def test_no_seed_a_notebook_can_know_gives_the_case_drawn_anew(monkeypatch):
+    """A table of the answers to every case the checks' generator draws from a seed that can be written down (the
+    check's name, its name and a run's number) misses the case drawn anew: its seed is the system's randomness."""
+    monkeypatch.setattr(cases, "PINNED", None)
+    check = check_of_doubles()
+    double = check.checks["double"]
+    seeds = ["double", *(f"double, run {r}" for r in range(1, 50)), *(f"double, run {r}, pinned to" for r in (1, 2))]
+    table = {c.args[0].tobytes(): double.reference(*c.args) for seed in seeds for c in double.cases(generator(seed))}
+    said = [verdict_of(check, "double", lambda x: table.get(np.asarray(x).tobytes(), x)) for _ in range(3)]
+    assert all(s.startswith("Wrong: double - case 3 of 3") for s in said), said
+    drawn = [fresh_generator("double", 1).normal() for _ in range(2)]
+    assert drawn[0] != drawn[1]
+
+
+def test_a_pinned_seed_repeats_the_case_drawn_anew_for_the_tests(monkeypatch):
+    monkeypatch.setattr(cases, "PINNED", "a test")
+    assert fresh_generator("double", 1).normal() == fresh_generator("double", 1).normal()
+    assert fresh_generator("double", 1).normal() != fresh_generator("double", 2).normal()
 
 
 def test_a_result_is_read_inside_the_guard_and_objects_of_a_graph_stay_as_they_are():
@@ -292,6 +314,14 @@ def test_a_failure_says_where_and_how_much_never_the_expected_values():
     assert compare(np.ones(3), np.ones((3, 1))) == ["it returned shape (3,), not (3, 1)"]
     assert compare(None, np.ones(2)) == ["it returned None: a missing return?"]
     assert compare(expected + 1e-7, expected, tol=1e-6) is None
+
+
+@pytest.mark.parametrize("got", [0.42, np.float64(0.58), np.array(0.42), np.array([0.42])])
+def test_a_wrong_number_is_said_to_be_wrong_beyond_the_tolerance_with_no_distance(got):
+    """With the learner's own value, a distance would leave two candidates for the answer (0.5 here)."""
+    lines = compare(got, np.asarray(0.5).reshape(np.shape(got)), tol=1e-6, rtol=1e-9)
+    assert lines == ["it differs from the right value by more than the tolerance (1e-06 + 1e-09 of the value)"]
+    assert "8.0e-02" not in lines[0] and "0.08" not in lines[0]
 
 
 def double_cases(rng):
