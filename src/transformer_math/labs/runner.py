@@ -135,7 +135,8 @@ def call_guarded(
     if error is not None:
         if unfinished(error):
             raise Verdict("Not yet", NOT_YET_EARLIER)
-        raise Verdict("Wrong", f"it raised {type(error).__name__}: {error}")
+        said = str(error) if len(str(error)) <= 300 else f"{str(error)[:300]}..."  # a KeyError of a long key
+        raise Verdict("Wrong", f"it raised {type(error).__name__}: {said}")
     if holds_ellipsis(result):
         raise Verdict("Not yet", NOT_YET)
     return result, seen
