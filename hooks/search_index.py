@@ -11,6 +11,9 @@ every other hook) never sees the copy:
   a reader moves (their SVG and frames are no words), and the reading time under each title
   (hooks/reading_time.py). What they hold is left out of the copy: Material's
   search would parse it only to skip it, half the time it spent on a page.
+- Two kinds of table repeat what the index has elsewhere: a reference entry's tables of parameters, returns
+  and errors (their names are in its signature, which stays) and the notation's column "introduced in" (the
+  chapters' names). Both stay on the page and out of the index.
 - A formula (a TeX placeholder until hooks/katex_render.py typesets it when the page is written) is indexed
   as a plain text form, ``-log Q(x)`` for ``-\\log Q(x)``, so that result snippets have no holes.
 
@@ -35,6 +38,10 @@ NOT_SEARCHED = re.compile(
     r'|details class="(?:mkdocstrings-source|success)"|figure class="explorer"|p class="reading-time")[^>]*>'
 )
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+TABLE = re.compile(r"<table>.*?</table>", re.S)
+DOC_TABLE = re.compile(r'<p><span class="doc-section-title">[^<]*</span></p>\s*<table>')
+PAGE_COLUMN = re.compile(r"<th[^>]*>(?:introduced in|on the page)</th>\s*</tr>\s*</thead>")
+LAST_CELL = re.compile(r"<td([^>]*)>((?:(?!<td).)*?)</td>(\s*</tr>)", re.S)
 
 _pages: dict[str, str] = {}  # each page's own HTML while Material's search reads the copy
 
@@ -78,7 +85,23 @@ def index_copy(page_html: str) -> str:
         parts += [page_html[end : match.start()], opening, f"</{tag}>"]
         end = _element_end(page_html, tag, match.end())
     parts.append(page_html[end:])
-    return FORMULA.sub(_searchable_formula, "".join(parts))
+    return FORMULA.sub(_searchable_formula, TABLE.sub(_without_page_column, _without_doc_tables("".join(parts))))
+
+
+def _without_doc_tables(page_html: str) -> str:
+    parts, end = [], 0
+    for match in DOC_TABLE.finditer(page_html):
+        if match.start() >= end:
+            parts.append(page_html[end : match.start()])
+            end = _element_end(page_html, "table", match.end())
+    return "".join(parts) + page_html[end:]
+
+
+def _without_page_column(match: re.Match) -> str:
+    table = match.group(0)
+    if not PAGE_COLUMN.search(table):
+        return table
+    return LAST_CELL.sub(r"<td\1 data-search-exclude></td>\3", table)
 
 
 def _element_end(page_html: str, tag: str, position: int) -> int:

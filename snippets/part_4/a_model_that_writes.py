@@ -105,20 +105,22 @@ def train_gpt(recipe, evaluate=None, every=250, stop=None):
 
 
 # --8<-- [start:frontier-settings]
-SIZES = {  # two sizes, each trained for about 1, 4 and 15 minutes of one core (its number of steps)
+SIZES = {  # each trained for about 1, 4 and 15 minutes of one core: its number of steps
     "2 x 64": dict(RECIPE, n_layers=2, d_model=64, lr=4e-3, min_lr=4e-4, steps=(3900, 15600, 58500)),
     "4 x 128": dict(RECIPE, steps=(840, 3350, 12600)),
 }
 BUDGETS = (1, 4, 15)  # minutes of one core
 CHOSEN = ("4 x 128", 15)  # the run whose samples the page shows
-WEIGHTS = ("2 x 64", 15)  # the run whose weights the library stores, in float16, for the reader to sample
-SAMPLE_TEMPERATURES = (0.5, 1.0)
+# --8<-- [end:frontier-settings]
+# --8<-- [start:trials]
 TRIALS = {  # variants of the 4 x 128 recipe, each trained for about 4 minutes of one core (its number of steps)
     "learning rate 2e-3": dict(SIZES["4 x 128"], lr=2e-3, min_lr=2e-4, steps=3350),
     "GELU for ReLU": dict(SIZES["4 x 128"], activation="gelu", steps=3050),
     "context 128": dict(SIZES["4 x 128"], seq_len=128, steps=1575),
 }
-# --8<-- [end:frontier-settings]
+# --8<-- [end:trials]
+WEIGHTS = ("2 x 64", 15)  # the run whose weights the library stores, in float16, for the reader to sample
+SAMPLE_TEMPERATURES = (0.5, 1.0)
 EVAL_WINDOWS = 256  # the curves read the loss of 256 windows of each part (16,384 characters); the end, all
 
 

@@ -9,7 +9,9 @@ attention rows of shape ``(batch, heads, queries, keys)`` is handled in one call
 
 The trick that makes them stable is to subtract the largest score first: $e^{x_i - m} / \sum_j e^{x_j - m}$
 is the same number (the factor $e^{-m}$ cancels), but no exponential can overflow because every shifted
-score is $\le 0$. Positions set to $-\infty$ (masked, as in causal attention) get probability exactly 0.
+score is $\le 0$. Positions set to $-\infty$ (masked, as in causal attention) get probability exactly 0. The
+sums are taken in at least float32, as PyTorch's do: in float16 a sum of more than 65,504 terms near 1 (a
+vocabulary of 128,256 tokens with nearly equal logits) would overflow.
 
 Example
 -------
@@ -145,8 +147,14 @@ def _softmax(x, axis=-1, temperature=1.0, out=None):
                 lost = np.isinf(out) & np.isfinite(x)
                 out[lost] = (x / temperature - m / temperature)[lost]  # divide first, then subtract
     np.exp(out, out=out)  # in place: exp(-inf) is exactly 0
-    out /= np.sum(out, axis=axis, keepdims=True)
+    out /= np.sum(out, axis=axis, keepdims=True, dtype=summing(out.dtype))
     return out
+
+
+def summing(dtype: np.dtype) -> np.dtype:
+    """The dtype the sums of exponentials are taken in: float32 for float16 (whose largest value is 65,504),
+    else the input's own."""
+    return np.promote_types(dtype, np.float32)
 
 
 # --8<-- [end:softmax]
@@ -194,7 +202,8 @@ def logsumexp(x, axis=-1, keepdims=False):
     with np.errstate(over="ignore", invalid="ignore"):  # a shift past -1.8e308 gives -inf, whose exp is 0
         shifted = np.exp(np.subtract(x, m))
     np.put_along_axis(shifted, k, 0.0, axis=axis)  # leave the maximum's own e^0 = 1 out of the sum ...
-    out = m + np.log1p(np.sum(shifted, axis=axis, keepdims=True))  # ... and add it back inside log1p
+    rest = np.sum(shifted, axis=axis, keepdims=True, dtype=summing(x.dtype))
+    out = (m + np.log1p(rest)).astype(x.dtype)  # ... and add it back inside log1p
     out = np.where(np.isfinite(m), out, m)  # a row of -inf gives -inf, a row holding +inf gives +inf
     return out if keepdims else np.squeeze(out, axis=axis)
 
@@ -243,7 +252,7 @@ def log_softmax(x, axis=-1):
     check_rows(x, m, axis, "log_softmax")  # refuses empty rows, NaN, +inf, and rows that are all -inf
     with np.errstate(over="ignore"):  # a shift past -1.8e308 gives -inf, as exact as it can be
         out = np.subtract(x, m)  # shifted scores, every entry <= 0
-    total = np.sum(np.exp(out), axis=axis, keepdims=True)  # >= 1: the maximum contributes exp(0) = 1
+    total = np.sum(np.exp(out), axis=axis, keepdims=True, dtype=summing(x.dtype))  # >= 1: the maximum gives e^0
     out -= np.log(total)
     return out
 

@@ -128,3 +128,24 @@ def test_a_labs_download_installs_the_edition_the_site_was_built_from():
     assert f'"{REPOSITORY}@0123abc"' in first and not UNPINNED.search(first)
     unchanged = next(cell.source for cell in pinned(jupytext.read(ROOT / "docs" / "labs" / "softmax.py"), None).cells)
     assert unchanged == lab.cells[0].source  # outside git there is no pin: the line stays as written
+
+
+def test_the_index_copy_leaves_out_parameter_tables_and_the_notations_page_column_and_keeps_the_rest():
+    from hooks.search_index import index_copy
+
+    entry = (
+        '<p>Scale the gradients.</p><p><span class="doc-section-title">Parameters:</span></p>\n'
+        "<table><thead><tr><th>Name</th></tr></thead><tbody><tr><td><code>max_norm</code></td></tr></tbody></table>"
+        "<p>After the table.</p>"
+    )
+    copy = index_copy(entry)
+    assert "Scale the gradients." in copy and "After the table." in copy
+    assert "max_norm" not in copy and "Parameters:" not in copy
+    notation = (
+        "<table><thead><tr><th>symbol</th><th>meaning</th><th>introduced in</th></tr></thead><tbody>"
+        '<tr><td>d</td><td>the width</td><td><a href="x">Scalars and vectors</a></td></tr></tbody></table>'
+    )
+    copy = index_copy(notation)
+    assert "the width" in copy and "Scalars and vectors" not in copy
+    other = notation.replace("introduced in", "shape")  # any other table keeps every column
+    assert "Scalars and vectors" in index_copy(other)

@@ -197,3 +197,15 @@ def test_log_softmax_is_log_of_softmax_where_representable(data):
     p = softmax(x, axis=axis)
     ok = p > 1e-300
     np.testing.assert_allclose(np.exp(log_softmax(x, axis=axis))[ok], p[ok], rtol=1e-12)
+
+
+def test_float16_rows_longer_than_its_largest_value_are_summed_in_float32():
+    """70,000 equal float16 logits: each exponential is 1, and their float16 sum (65,504 at most) would overflow."""
+    from transformer_math.information import cross_entropy_from_logits
+
+    z = np.zeros(70_000, dtype=np.float16)
+    p = softmax(z)
+    assert p.dtype == np.float16 and abs(float(p.astype(np.float64).sum()) - 1) < 2e-3
+    assert np.all(log_softmax(z) == np.float16(-np.log(70_000)))
+    assert logsumexp(z).dtype == np.float16 and logsumexp(z) == np.float16(np.log(70_000))
+    assert abs(cross_entropy_from_logits(z[None, :], [0]) - np.log(70_000)) < 1e-2

@@ -31,6 +31,10 @@ def test_the_one_layer_model_sits_above_the_positional_bound_and_falls_back_on_u
     assert curve.mean() > bound.mean() and np.all(np.diff(curve[:-1]) < 0)  # falling but for the last position
     assert abs(curve[-2] - bound[-2]) < 0.02  # "where it meets it"
     assert says(f"from {curve[0]:.2f} at position {period} to {curve[-2]:.2f} at {2 * period - 3}, where it meets it")
+    # the last position: the same periods reach it as the one before, yet the loss rises again
+    reach = [{d for d in range(5, 11) if 2 * d - 1 > i} for i in (2 * period - 3, 2 * period - 2)]
+    assert reach[0] == reach[1] and curve[-1] > curve[-2] + 0.5
+    assert says(f"at {2 * period - 2}, which the same periods reach, it rises again to {curve[-1]:.2f}")
     for unseen in (11, 12, 13):  # "from 11 on the one-layer model is at or above ln 32"
         inputs, targets = depth.repeated_tokens(np.random.default_rng(2), depth.TEST, unseen)
         assert depth.position_losses(one, inputs, targets)[unseen:19].mean() > math.log(depth.V) - 0.01, unseen

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -65,6 +66,9 @@ def test_the_verdicts_in_words_are_the_tables(results):
     assert rank == 5 and 0.05 / 2 < norm["p"] < 0.05  # Holm's bar for the sixth smallest of seven is 0.05 / 2
     assert says("sixth-clearest of the seven steps, and fails that step's bar of 5 % / 2")
     assert says("its $p$ is the sixth smallest of seven, so Holm's bar for it is $0.05 / 2$")
+    assert ladder.LEVEL == 0.05 and says("less than once in twenty tries")
+    # the residual step is tested against the plain stack of three blocks, not against one block
+    assert says(f"with residual paths they gain {-results['+ residual']['mean']:.3f} over the plain stack")
 
 
 def test_the_thresholds_in_words_are_students(results):
@@ -99,8 +103,17 @@ def test_no_rung_memorises_as_the_prose_says():
 def test_the_hardest_stretch_of_the_play_is_its_list_of_persons():
     _, run = ladder.ladder()
     per_block = run["val_block_sums"][-1].mean(axis=0) / run["block_counts"]
-    validation = split_text("shakespeare")[1]
-    assert per_block.argmax() == 0 and "PERSONS REPRESENTED" in validation[: ladder.BLOCK]
+    train, validation = split_text("shakespeare")
+    persons = validation[: ladder.BLOCK]
+    assert per_block.argmax() == 0 and "PERSONS REPRESENTED" in persons
+    # some of its names are new to the training plays, some are not
+    assert all(re.search(rf"\b{name}\b", persons) for name in ("ENOBARBUS", "EROS", "SCARUS", "ANTONY"))
+    assert not any(re.search(rf"\b{name}\b", train, re.I) for name in ("Enobarbus", "Eros", "Scarus"))
+    assert re.search(r"\bANTONY\b", train) and says("names several of which the training plays never had")
+    assert says("(Enobarbus, Eros, Scarus)")
+    # its columns are padded with runs of spaces, which the training plays hardly use
+    runs = {text: len(re.findall(" {4,}", text)) / len(text) for text in (persons, train)}
+    assert runs[persons] > 50 * runs[train] and says("a column layout padded with runs of spaces")
     best = validation[ladder.BLOCK * per_block.argmin() :][: ladder.BLOCK]
     assert "[" not in best and best.count("\n") > 10  # dialogue in short lines, no stage direction
 

@@ -63,17 +63,9 @@ def test_the_fables_held_out_losses_carry_their_standard_errors():
 
     sd = per_char[0.1].std(ddof=1)
     assert len(x_held) == 450
-    assert says("part-2/practice.md", f"have a standard deviation of {sd:.2f}, so their mean has")
+    assert says("part-2/practice.md", f"deviation of {sd:.2f}, so their mean has a [standard error]")
     assert says("part-2/practice.md", f"$1.40/\\sqrt{{450}} \\approx {sd / math.sqrt(450):.2f}$ nats")
-    assert says(
-        "part-2/practice.md",
-        f"a [standard error](statistics.md#the-variance-of-a-sum) of about {sd / math.sqrt(450):.2f} nats",
-    )
     assert says("part-2/practice.md", "2.47 nats at $k = 0.1$ (optimistic, as above).")
-    for k in (0.03, 0.3):  # "six to seven times more finely": the loss's standard error over the paired one
-        d = per_char[k] - per_char[0.1]
-        assert 6 <= sd / d.std(ddof=1) < 7
-    assert says("part-2/practice.md", "models scored on the same characters compare six to seven times more finely")
     assert says("part-2/practice.md", f"$k = 0.03$ is {paired(per_char[0.03])} above $k = 0.1$, a tie")
     assert says("part-2/practice.md", f"$k = 0.3$ is {paired(per_char[0.3])} above, a real loss")
     d3 = per_char[0.3] - per_char[0.1]
@@ -85,7 +77,10 @@ def test_the_fables_held_out_losses_carry_their_standard_errors():
     early = -np.log(softmax(W)[x_held, y_held])
     d = early - per_char[0.1]
     assert d.mean() < 0 and abs(d.mean()) < 2 * d.std(ddof=1) / math.sqrt(len(d))  # below, within two s.e.
-    assert says("part-2/practice.md", f"{paired(early)} below the add-0.1 model's (paired, within two standard errors)")
+    assert says(
+        "part-2/practice.md",
+        f"{paired(early)} below the add-0.1 model's (paired, within two standard errors, so not a clear win)",
+    )
 
 
 def test_a_flag_multiplies_the_odds_of_toxicity_by_the_likelihood_ratio():

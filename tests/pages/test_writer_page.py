@@ -26,6 +26,7 @@ def runs():
 
 def test_the_recipe_the_prose_names_is_the_modules():
     r = writer.RECIPE
+    assert says(f"{r['n_layers']} blocks of width {r['d_model']} reading {r['seq_len']} characters")
     assert says(f"{r['n_layers']} blocks of width $d = {r['d_model']}$ with {r['n_heads']} heads")
     assert says(f"a context of $n = {r['seq_len']}$")
     assert says(f"each step reads {r['batch_size']} windows of {r['seq_len']} characters")
@@ -65,7 +66,9 @@ def test_the_gap_between_training_and_held_out_loss_grows(runs):
     held_out, training = ladder.counted_bigram()  # the held-out play's own difficulty, with nothing memorised
     assert f"{gap[0]:.2f}" == f"{held_out - training:.2f}"
     assert says(f"The gap is {gap[0]:.2f} at the first evaluation") and says(f"shows the same {gap[0]:.2f}")
-    assert says(f"It grows to {gap[-1]:.2f}, so about {gap[-1] - gap[0]:.1f} is the model fitting")
+    assert says(f"It grows to {gap[-1]:.2f}, so, if the play's extra difficulty stays near {gap[0]:.2f}, about")
+    assert says(f"about {gap[-1] - gap[0]:.1f} is the model fitting the training plays")
+    assert says("[two chapters on](ladder.md#the-experiment)")
     tail = val[int(0.6 * len(val)) :]  # the last 40 % of the run: still falling, more slowly than the training loss
     assert tail[0] - tail[-1] > 0.03 and train[int(0.6 * len(val))] - train[-1] > tail[0] - tail[-1]
     assert says("The held-out loss still falls, more slowly than the training loss.")
@@ -97,6 +100,19 @@ def test_the_samples_are_as_described(runs):
     assert all(word in known for word in words["0.5"]), "every word at temperature 0.5 is real"
     unknown = np.mean([word not in known for word in words["1.0"]])
     assert 0.15 < unknown < 0.25 and says("about one in five does not")
+
+
+def test_the_page_shows_the_samples_of_the_chosen_run():
+    assert writer.CHOSEN == ("4 x 128", 15) and says('CHOSEN = ("4 x 128", 15)')
+
+
+def test_squaring_leaves_a_rare_character_at_most_about_0_007():
+    """At tau = 0.5 each probability is squared and renormalised: 0.05 beside 0.6 keeps the most when the other
+    0.35 is spread thin, and less when one rival holds it."""
+    thin = 0.05**2 / (0.6**2 + 0.05**2)
+    one_rival = 0.05**2 / (0.6**2 + 0.05**2 + 0.35**2)
+    assert f"{thin:.3f}" == "0.007" and one_rival < thin
+    assert says("a character at 0.05 beside a leader at 0.6 falls to at most about 0.007")
 
 
 def test_the_units_exercise(runs):
@@ -132,7 +148,7 @@ def test_the_frontier_in_words_is_the_stored_runs(runs):
     margin = small[15]["val_loss"] - large[15]["val_loss"]
     assert says(f"{large[15]['val_loss']:.3f}, by {margin:.2f}.")
     sigma = margin / (3 * np.sqrt(2))  # the seed SD at which the margin is three SDs of a difference of two runs
-    assert says(f"0.09 is three of those only if $\\sigma \\le {sigma:.3f}$")
+    assert says(f"{margin:.2f} is three of those only if $s \\le {sigma:.3f}$")
 
 
 def test_the_passes_over_the_training_plays(runs):

@@ -204,6 +204,7 @@ def test_code_outputs_formulas_and_reference_source_stay_out_of_the_search_index
     assert "&gt;&gt;&gt;" not in index  # a docstring's example
     assert "softmax" in index
     assert "naive_softmax(x, axis=-1)" in index  # the reference's signatures stay
+    assert "Name Type Description" not in index  # its tables of parameters, which repeat the signature
     assert "the cross entropy H(P, Q) = -" in index  # a formula, as text: no hole in the snippet
     assert "min of reading on the path" not in index  # the reading time under each title
     assert "\\frac" not in index and "\\(" not in index
