@@ -10,7 +10,8 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
   finite difference of a fixed small step measures 0, and the tolerance is 1e-12 of the value, where a
   difference whose step grows with the factor (exact for a product in exact arithmetic) errs by about 1e-9.
   ``tanh``'s tolerance is 1e-14 (and 1e-14 of the value): ``(1 - t**2) * out.grad`` errs by 4e-16 at most,
-  a central difference by 1e-11, the best stencil of nine points in float64 by 4e-14.
+  a central difference by 1e-11, the best stencil of nine points in float64 by 4e-14; and both run as a
+  backward pass's check does (``guarded(derived=True)``), so no difference is taken in more digits.
 * ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
 * ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
 
@@ -271,6 +272,7 @@ check = Checks(
             rtol=1e-12,  # the rule is exact to rounding; a finite difference, even exact in theory, errs by 1e-9
             own=OWN,
             call=value_class_call,
+            derived=True,
         ),
         "tanh": FunctionCheck(
             ("expression", "inputs", "upstream"),
@@ -280,6 +282,7 @@ check = Checks(
             rtol=1e-14,  # the rule errs by 4e-16 at most; the best finite difference in float64, by 4e-14 or more
             own=OWN,
             call=value_class_call,
+            derived=True,  # and none in more digits: no Decimal, Fraction or complex step
         ),
         "sgd_step": FunctionCheck(
             ("params", "lr"),

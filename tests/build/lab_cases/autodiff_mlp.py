@@ -391,3 +391,40 @@ RIGHT += [
         TANH + "        self.grad += out.grad - t * t * out.grad\n" + TANH_END,
     ),
 ]
+
+# The same series in 40-digit decimals, where a difference loses nothing: the rules run as a backward pass's check.
+DECIMAL_TANH = """from decimal import Decimal as D, getcontext
+
+getcontext().prec = 40
+
+
+def _decimal_exp(x):
+    halvings = 0
+    while abs(x) > D("0.5"):
+        x, halvings = x / 2, halvings + 1
+    total = term = D(1)
+    for k in range(1, 60):
+        term = term * x / k
+        total += term
+    for _ in range(halvings):
+        total = total * total
+    return total
+
+
+def _decimal_tanh(u):
+    a = _decimal_exp(2 * u)
+    return (a - 1) / (a + 1)
+
+
+"""
+MISTAKES.append(
+    mistake(
+        "tanh",
+        "central differences of a series in 40-digit decimals",
+        DECIMAL_TANH
+        + TANH
+        + '        up, down = _decimal_tanh(D(self.data) + D("1e-15")), _decimal_tanh(D(self.data) - D("1e-15"))\n'
+        + '        self.grad += float((up - down) / D("2e-15")) * out.grad\n'
+        + TANH_END,
+    )
+)
