@@ -28,6 +28,8 @@
 # checks compare yours with the guide's library on hidden cases, with upstream gradients other than 1; while
 # your code runs, the library's backward functions and its numerical gradient are refused to it, and each check
 # has a case whose loss is so large that finite differences, of any step, lose the gradient in its rounding.
+# Derive each gradient, do not measure it: automatic differentiation of any kind, dual numbers carried through
+# a class of your own included, measures the gradient as finite differences do, and is not the exercise.
 #
 # **How to work:** run the first two cells. Each cell tagged `exercise` states a goal and holds a `...`
 # to replace; the cell under it calls `check`, which runs your code on hidden cases and prints

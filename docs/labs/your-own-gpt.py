@@ -25,10 +25,11 @@
 #
 # A GPT whose every piece you write: token and position embeddings, $L$ pre-LN blocks of causal multi-head
 # attention and a feed-forward layer, the forward pass to the logits, the loss, the backward pass to every
-# gradient, derived and written by hand with no autograd, AdamW, and the training loop. Then it trains on
-# Shakespeare and writes. Each piece is checked on hidden cases before the next one uses it, and none of the
-# library's model code may run inside yours; the plumbing (a model as a dictionary of arrays, heads split and
-# joined, batches of text, sampling) is given.
+# gradient, derived and written by hand with no autograd (of any kind: forward-mode dual numbers carried through
+# a class of your own measure the gradient as finite differences do, and are not the exercise), AdamW, and the
+# training loop. Then it trains on Shakespeare and writes. Each piece is checked on hidden cases before the next
+# one uses it, and none of the library's model code may run inside yours; the plumbing (a model as a dictionary
+# of arrays, heads split and joined, batches of text, sampling) is given.
 #
 # Two labs off the path drill the hardest pieces on more cases, if you want practice first:
 # [attention by hand](https://transformer-math.github.io/mathematics-for-transformers/labs/attention/) and

@@ -110,7 +110,7 @@ def test_the_attention_backward_reference_is_the_slope_of_attention(mask, lead):
         scores = Q @ np.swapaxes(K, -1, -2) / 2.0
         return float(np.sum(dO * (softmax(np.where(m, scores, -np.inf) if m is not None else scores) @ V)))
 
-    dQ, dK, dV = backward_passes.attention_backward(dO, Q, K, V, m)
+    dQ, dK, dV = backward_passes._attention_backward(dO, Q, K, V, m)
     np.testing.assert_allclose(dQ, numerical_gradient(lambda q: loss(q, K, V), Q), atol=1e-7)
     np.testing.assert_allclose(dK, numerical_gradient(lambda k: loss(Q, k, V), K), atol=1e-7)
     np.testing.assert_allclose(dV, numerical_gradient(lambda v: loss(Q, K, v), V), atol=1e-7)

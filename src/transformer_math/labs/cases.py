@@ -70,12 +70,22 @@ def _number(value: float) -> str:
     return f"{value:.2g}" if abs(value) < 1e4 else f"{value:.3g}"
 
 
+def scalar(value: float) -> str:
+    """A float to 4 significant digits, or to 12 where those would show a round number it is not
+    (``0.999999999``, not ``1``)."""
+    text = f"{value:.4g}"
+    digits = len(text.split("e")[0].replace("-", "").replace(".", "").strip("0"))
+    if digits <= 2 and np.isfinite(value) and float(text) != value:
+        text = f"{value:.12g}"
+    return text
+
+
 def _short(array: np.ndarray) -> str:
-    """A small array in brackets, 4 significant digits an entry."""
+    """A small array in brackets, 4 significant digits an entry (more where 4 would round it to a round number)."""
     if array.ndim == 0:
         if array.dtype.kind != "f":
             return str(array.item())
-        text = f"{array.item():.4g}"
+        text = scalar(array.item())
         return text if any(c in text for c in ".ein") else text + ".0"  # a float shows it is one
     return "[" + ", ".join(_short(part) for part in array) + "]"
 
@@ -87,7 +97,7 @@ def describe_value(name: str, value) -> str:
     if callable(value) or value is None:
         return ""
     if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        return f"{name} = {value:.4g}" if isinstance(value, float) else f"{name} = {value}"
+        return f"{name} = {scalar(value)}" if isinstance(value, float) else f"{name} = {value}"
     try:
         array = np.asarray(value)
     except ValueError:

@@ -39,10 +39,13 @@ it calls transformer_math.softmax.softmax, the library's version of what this ex
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import os
 import sys
 import sysconfig
 import threading
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,9 +102,37 @@ def _neutral_directories() -> tuple[str, ...]:
 NEUTRAL = _neutral_directories()
 
 
-def _kind(code, module: str) -> str:
-    """``"library"`` (refused when the learner calls it), ``"guard"``, ``"neutral"`` or ``"learner"``."""
+def _genuine(module: str, namespace) -> bool:
+    """Whether ``namespace`` is the dictionary of the module ``module`` as imported (not one exec or eval was
+    given, which may say any ``__name__``)."""
+    found = sys.modules.get(module)
+    return found is not None and getattr(found, "__dict__", None) is namespace
+
+
+def _from_file(code, module: str) -> bool:
+    """Whether code said to come from a file was compiled from its module's own file, at that path."""
+    origin = getattr(sys.modules.get(module), "__file__", None)
+    try:
+        return bool(origin) and os.path.realpath(origin) == os.path.realpath(code.co_filename)
+    except (TypeError, ValueError):
+        return False
+
+
+def _kind(code, namespace) -> str:
+    """``"library"`` (refused when the learner calls it), ``"guard"``, ``"neutral"``, ``"learner"`` or ``"entry"``
+    (the check's own call of the learner's function, which counts as the learner's).
+
+    Code is the learner's by its globals, whatever file name it was compiled under: the notebook's (``__main__``),
+    or globals exec or eval was given. Code of an imported module is that module's only if it was compiled from
+    the module's own file (or by exec inside it: a dataclass's ``__init__``, a frozen module of the interpreter)."""
+    if code is ENTRY:
+        return "entry"
+    module = namespace.get("__name__") if isinstance(namespace, dict) else None
+    if not isinstance(module, str) or module == "__main__" or not _genuine(module, namespace):
+        return "learner"
     filename = code.co_filename
+    if not filename.startswith("<") and not _from_file(code, module):
+        return "learner"  # compiled under another file's name
     if filename in HERE:
         return "guard"
     root = module.split(".")[0]
@@ -109,21 +140,91 @@ def _kind(code, module: str) -> str:
         return "neutral"
     if root == "transformer_math" or root in OUTSIDE:
         return "library"
-    if filename.startswith("<string>"):  # code exec() made: the notebook's own, or a module's (dataclasses' __init__)
-        return "learner" if module == "__main__" else "neutral"
-    if filename.startswith("<frozen"):
+    if filename.startswith("<"):  # exec inside an imported module (a dataclass's __init__), or a frozen module
         return "neutral"
-    if filename.startswith("<"):
-        return "learner"  # a notebook cell: <ipython-input-...>, <cell 3>
-    try:
-        path = os.path.realpath(filename)
-    except (TypeError, ValueError):
-        return "learner"
+    path = os.path.realpath(filename)
     if path.startswith(LIBRARY + os.sep):
         return "library"
     if path.startswith(NEUTRAL):
         return "neutral"
-    return "learner"  # a notebook cell, or a file of the learner's
+    return "learner"  # a file of the learner's
+
+
+class Learners:
+    """The learner's function as a check calls it: this call counts as the learner's own, so that the library
+    passed in place of the learner's function (``from transformer_math.softmax import softmax``) is refused
+    like a call the learner's code makes. Its attributes are the function's (``__globals__``)."""
+
+    def __init__(self, function) -> None:
+        self.function = function
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self.function, name)
+
+
+ENTRY = Learners.__call__.__code__
+
+
+def _library_name(value) -> str | None:
+    """``module.name`` of a function, class or C function of the library (or of SciPy, PyTorch, ...), else None."""
+    if isinstance(value, (types.FunctionType, types.CodeType)):
+        code = value if isinstance(value, types.CodeType) else value.__code__
+        namespace = getattr(value, "__globals__", {})
+        if _kind(code, namespace) in ("library", "guard"):
+            return f"{namespace.get('__name__')}.{getattr(code, 'co_qualname', code.co_name)}"
+        return None
+    module = getattr(value, "__module__", None)
+    owner = getattr(value, "__self__", None)
+    if not isinstance(module, str) and owner is not None and not isinstance(owner, types.ModuleType):
+        module = type(owner).__module__
+    if isinstance(module, str) and module.split(".")[0] in ("transformer_math", *OUTSIDE):
+        return f"{module}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
+    if isinstance(value, np.ufunc):
+        return _outside(getattr(value, "__name__", "?"), value)
+    return None
+
+
+def foreign(value, depth: int = 4) -> str | None:
+    """The library's function (or SciPy's, ...) that a submitted function or class is, wraps or is built on:
+    through ``functools.partial``, a bound method, ``__wrapped__``, a callable object's class, a class's bases
+    and methods. None when it is the learner's own code (or the standard library's, or NumPy's)."""
+    if depth < 0 or value is None:
+        return None
+    found = _library_name(value)
+    if found:
+        return found
+    parts: list = []
+    if isinstance(value, functools.partial):
+        parts.append(value.func)
+    if isinstance(value, types.MethodType):
+        parts += [value.__func__, value.__self__ if isinstance(value.__self__, type) else type(value.__self__)]
+    wrapped = inspect.getattr_static(value, "__wrapped__", None) if not isinstance(value, type) else None
+    if wrapped is not None:
+        parts.append(wrapped)
+    if isinstance(value, type):
+        for klass in value.__mro__:
+            if klass is object:
+                continue
+            found = _library_name(klass)
+            if found:
+                return found
+            for member in vars(klass).values():
+                if isinstance(member, (staticmethod, classmethod)):
+                    member = member.__func__
+                if isinstance(member, property):
+                    parts += [member.fget, member.fset]
+                elif isinstance(member, (types.FunctionType, functools.partial, types.BuiltinFunctionType)):
+                    parts.append(member)
+    elif not isinstance(value, (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)):
+        parts.append(type(value))  # a callable object: its class and its __call__
+    for part in parts:
+        found = foreign(part, depth - 1)
+        if found:
+            return found
+    return None
 
 
 @dataclass
@@ -159,11 +260,12 @@ class _Hook:
 
     def classify(self, frame) -> tuple[str, str]:
         code = frame.f_code
-        known = self.kinds.get(code)
+        key = (code, id(frame.f_globals))  # the same code may run with other globals (types.FunctionType)
+        known = self.kinds.get(key)
         if known is None:
             module = frame.f_globals.get("__name__") or ""
             qualname = getattr(code, "co_qualname", code.co_name)
-            known = self.kinds[code] = (_kind(code, str(module)), f"{module}.{qualname}")
+            known = self.kinds[key] = (_kind(code, frame.f_globals), f"{module}.{qualname}")
         return known
 
     def __call__(self, frame, event, arg):
@@ -203,11 +305,12 @@ class _Hook:
         return self.outside[code]
 
     def learner_called(self, frame) -> bool:
-        """Whether the first caller that is not the standard library, NumPy or the guard is the learner's code."""
+        """Whether the first caller that is not the standard library, NumPy or the guard is the learner's code, or
+        the check's own call of the learner's function (``Learners``): the library passed as the learner's."""
         caller = frame.f_back
         while caller is not None:
             kind, _ = self.classify(caller)
-            if kind == "learner":
+            if kind in ("learner", "entry"):
                 return True
             if kind == "library":
                 return False  # a library function calling its own parts: allowed, or refused already
@@ -215,17 +318,7 @@ class _Hook:
         return False
 
     def refusal(self, name: str) -> WriteItYourself:
-        if name.startswith("transformer_math") and name.endswith(NUMERICAL):
-            message = f"it calls {name}, which measures the gradient by finite differences: derive it and write it"
-        elif name.startswith(self.own):
-            message = f"it calls {name}, the library's version of what this exercise asks for: write this one yourself"
-        elif name.startswith("transformer_math.labs"):
-            message = f"it calls {name}, the checks' own reference: write this one yourself"
-        elif name.startswith("transformer_math"):
-            message = f"it calls {name} from the guide's library: this exercise is NumPy only, write it yourself"
-        else:
-            message = f"it calls {name}: this exercise is NumPy only, write it yourself"
-        return self.seen.refuse(name, message)
+        return self.seen.refuse(name, library_message(name, self.own))
 
     def learner_line(self, frame) -> int | None:
         """The line of the learner's code that led to ``frame``."""
@@ -261,10 +354,24 @@ class _Hook:
         frame = sys._getframe(2)  # the frame that makes the C call
         while frame is not None:
             kind, _ = self.classify(frame)
-            if kind in ("learner", "library"):
-                return kind == "learner"
+            if kind in ("learner", "entry", "library"):
+                return kind != "library"
             frame = frame.f_back
         return False
+
+
+def library_message(name: str, own: tuple[str, ...] = (), verb: str = "calls") -> str:
+    """Why the learner's code may not use the library's ``name`` (``verb``: "calls", or "is" for a function passed
+    in place of the learner's)."""
+    if name.startswith("transformer_math") and name.endswith(NUMERICAL):
+        return f"it {verb} {name}, which measures the gradient by finite differences: derive it and write it"
+    if name.startswith(own):
+        return f"it {verb} {name}, the library's version of what this exercise asks for: write this one yourself"
+    if name.startswith("transformer_math.labs"):
+        return f"it {verb} {name}, the checks' own reference: write this one yourself"
+    if name.startswith("transformer_math"):
+        return f"it {verb} {name} from the guide's library: this exercise is NumPy only, write it yourself"
+    return f"it {verb} {name}: this exercise is NumPy only, write it yourself"
 
 
 @contextlib.contextmanager

@@ -41,6 +41,7 @@ __all__: list[str] = []
 EXACT = (decimal.Decimal, fractions.Fraction)
 PYTHON_MODULES = ("fractions", "_pydecimal")  # exact arithmetic written in Python: each operation is a call
 C_MODULES = ("decimal", "_decimal")
+WIDE = 64  # the widest integer a backward pass needs (an index, a count, a shape)
 DEPTH = 6  # how far into containers and objects a value is searched
 NODES = 512  # how many values one search looks at, at most
 MESSAGE = (
@@ -72,6 +73,8 @@ def measuring(value, depth: int = DEPTH) -> str | None:
     budget = [NODES]
 
     def search(value, depth: int) -> str | None:
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > WIDE:
+            return "an integer wider than 64 bits (fixed point in extra precision)"
         if value is None or isinstance(value, PLAIN) or id(value) in seen or budget[0] <= 0:
             return None
         budget[0] -= 1

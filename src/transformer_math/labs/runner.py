@@ -48,7 +48,7 @@ import numpy as np
 
 from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
 from transformer_math.labs.diagnose import compare, compare_parts
-from transformer_math.labs.guard import WriteItYourself, guarded
+from transformer_math.labs.guard import Learners, WriteItYourself, foreign, guarded, library_message
 
 __all__: list[str] = []
 
@@ -188,6 +188,9 @@ class FunctionCheck:
             return "Not yet", [NOT_YET]
         if not callable(function):
             return "Wrong", [f"{name} should be a function; it is a {type(function).__name__}"]
+        library = foreign(function)
+        if library:
+            return "Wrong", [library_message(library, self.own, "uses")]
         cases = self.cases(generator(name))
         cases += self.fresh(name, cases)
         for number, case in enumerate(cases, start=1):
@@ -221,8 +224,9 @@ class FunctionCheck:
     def run_case(self, function, given: Case, pristine: Case) -> None:
         call = self.call or (lambda f, *args, **kwargs: f(*args, **kwargs))
         watched = self.watch(function) if self.watch else ()
+        entry = function if isinstance(function, type) else Learners(function)  # its call counts as the learner's
         result, seen = call_guarded(
-            lambda: call(function, *given.args, **given.kwargs),
+            lambda: call(entry, *given.args, **given.kwargs),
             (),
             {},
             self.own,

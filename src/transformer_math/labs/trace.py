@@ -83,6 +83,8 @@ class Trace:
         self.hook, self.seen, self.loops, self.budget, self.derived = hook, hook.seen, loops, budget, derived
         self.operators: dict = {}  # code object -> {offset: (opname, argument)}
         self.loaded: dict = {}  # frame -> what its last load resolved to
+        self.pushed: dict = {}  # frame -> what its last two instructions pushed, where a load made it known
+        self.products: dict = {}  # frame -> {offset of a *: the operands it multiplied last}
 
     def __call__(self, frame, event, arg):
         if event == "call" and self.hook.classify(frame)[0] == "learner":
@@ -107,6 +109,8 @@ class Trace:
                 self.refuse_measuring(frame, [arg, *frame.f_locals.values()])
             if event == "return":
                 self.loaded.pop(frame, None)
+                self.pushed.pop(frame, None)
+                self.products.pop(frame, None)
             return self.local
         if self.budget is not None:
             self.seen.steps += 1
@@ -129,19 +133,24 @@ class Trace:
             table = self.operators[frame.f_code] = {
                 i.offset: (i.opname, i.argrepr if i.opname.startswith("BINARY") else i.argval)
                 for i in dis.get_instructions(frame.f_code)
-                if i.opname.startswith("BINARY") or i.opname in LOADS
+                if i.opname.startswith("BINARY") or i.opname in LOADS or i.opname == "LOAD_CONST"
             }
         opname, argument = table.get(frame.f_lasti, (None, None))
         previous = self.loaded.pop(frame, None)
+        pushed = self.pushed.setdefault(frame, [_UNKNOWN, _UNKNOWN])
+        if opname is None or opname.startswith("BINARY"):
+            operands = tuple(pushed)
+            pushed[:] = [pushed[1], _UNKNOWN]
         if opname is None:
             return self.local
         if opname.startswith("BINARY"):
             if argument in ("@", "@="):
                 raise self.seen.refuse("@", f"it uses the @ operator (line {frame.f_lineno}): write the loops")
-            if argument in ("*", "*="):
+            if argument in ("*", "*=") and self.new_product(frame, operands):
                 self.seen.multiplications += 1
             return self.local
-        value = _resolve(frame, opname, argument, previous)
+        value = argument if opname == "LOAD_CONST" else _resolve(frame, opname, argument, previous)
+        pushed[:] = [pushed[1], value]
         if value is not _UNKNOWN:
             self.loaded[frame] = value
             product = PRODUCT_OBJECTS.get(id(value))
@@ -151,9 +160,19 @@ class Trace:
                     f"it uses {product[1]} (line {frame.f_lineno}), which multiplies the matrices for you: "
                     "write the loops",
                 )
-            if MULTIPLY_OBJECTS.get(id(value)) is value:
+            if MULTIPLY_OBJECTS.get(id(value), _UNKNOWN) is value:
                 self.seen.multiplications += 1
         return self.local
+
+    def new_product(self, frame, operands: tuple) -> bool:
+        """Whether a ``*`` multiplies something new: not the very objects it multiplied the last time it ran in
+        this call (``one * one`` in a loop, padding for the count), where the loads before it tell them."""
+        if _UNKNOWN in operands:
+            return True  # an entry, a call's result: what it is shows only when it runs
+        last = self.products.setdefault(frame, {})
+        before = last.get(frame.f_lasti)
+        last[frame.f_lasti] = operands
+        return before is None or before[0] is not operands[0] or before[1] is not operands[1]
 
 
 _UNKNOWN = object()

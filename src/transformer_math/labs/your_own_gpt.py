@@ -40,6 +40,7 @@ from transformer_math.information import cross_entropy_from_logits
 from transformer_math.labs import adam, attention, backward_passes, cross_entropy, transformer_block
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
+from transformer_math.labs.guard import Learners, foreign, library_message
 from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 from transformer_math.model import backward, cross_entropy_backward, forward
@@ -138,7 +139,10 @@ def forward_first(name: str, function, args, reference):
     mine = getattr(function, "__globals__", {}).get(name)
     if not callable(mine):
         raise Verdict("Not yet", f"it needs your {name}, which is not defined yet")
-    result = mine(*args)
+    library = foreign(mine)
+    if library:
+        raise Verdict("Wrong", f"its {name} {library_message(library, OWN, 'uses')[3:]}")
+    result = Learners(mine)(*args)  # the library's, reached through it, is refused as the learner's call
     if not (isinstance(result, tuple) and len(result) == 2) or result[0] is Ellipsis:
         raise Verdict("Not yet", f"it needs your {name} to pass its check first")
     if compare(result[0], reference, **TOL):

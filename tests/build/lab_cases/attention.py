@@ -374,3 +374,13 @@ MISTAKES += [
         "MASKS = {n: np.tril(np.ones((n, n), dtype=bool)) for n in range(1, 8)}\n\n\ndef causal_mask(n):\n    return MASKS[n]",
     ),
 ]
+
+# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+MISTAKES += [
+    mistake(
+        "causal_mask",
+        "the library's causal_mask imported under the exercise's name",
+        "from transformer_math.attention import causal_mask",
+        append=True,
+    ),
+]

@@ -428,3 +428,31 @@ MISTAKES.append(
         + TANH_END,
     )
 )
+
+# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+MISTAKES += [
+    mistake(
+        "mul",
+        "the library's Value imported in place of one's own",
+        "from transformer_math.autograd import Value",
+        append=True,
+    ),
+    mistake(
+        "mul",
+        "the library's rule set on one's own Value",
+        "from transformer_math.autograd import Value as _L\n\nValue.__mul__ = _L.__mul__\nValue.__rmul__ = _L.__rmul__",
+        append=True,
+    ),
+    mistake(
+        "tanh",
+        "the library's rule set on one's own Value",
+        "from transformer_math.autograd import Value as _L\n\nValue.tanh = _L.tanh",
+        append=True,
+    ),
+    mistake(
+        "mul",
+        "one's own Value built on the library's",
+        "from transformer_math.autograd import Value as _L\n\n\nclass Value(_L):\n    pass",
+        append=True,
+    ),
+]

@@ -311,7 +311,7 @@ MISTAKES += [
     mistake(
         "attention_backward",
         "the check module's reference",
-        "from transformer_math.labs.backward_passes import attention_backward as ref\ndef attention_backward(dO, Q, K, V, mask):\n    return ref(dO, Q, K, V, mask)",
+        "from transformer_math.labs.backward_passes import _attention_backward as ref\ndef attention_backward(dO, Q, K, V, mask):\n    return ref(dO, Q, K, V, mask)",
     ),
     mistake(
         "attention_backward",
@@ -436,3 +436,29 @@ def attention_backward(dO, Q, K, V, mask):
 """,
     )
 )
+
+# A sixth instructor's attempts: the library itself, or the checks' own reference, under the exercise's name.
+MISTAKES += [
+    mistake(
+        "ce_backward",
+        "the library's function imported under the exercise's name",
+        "from transformer_math.model import cross_entropy_backward as ce_backward",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "the library's function imported under the exercise's name",
+        "from transformer_math.block import layer_norm_backward",
+    ),
+    mistake(
+        "attention_backward",
+        "the checks' reference imported under the exercise's name",
+        "from transformer_math.labs.backward_passes import _attention_backward as attention_backward",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "a wrapper of the library's compiled under a standard-library file name",
+        "import functools\n\nimport transformer_math.block as B\n\n"
+        'exec(compile("def layer_norm_backward(dy, x, gamma, eps=1e-5):\\n    return B.layer_norm_backward('
+        'np.asarray(dy, float), np.asarray(x, float), gamma, eps)\\n", functools.__file__, "exec"), globals())',
+    ),
+]

@@ -298,3 +298,19 @@ MISTAKES += [
         + "    return float(np.mean(-np.sum(scipy.special.xlogy(y_true, y_pred), axis=-1)))",
     ),
 ]
+
+# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+MISTAKES += [
+    mistake(
+        "cross_entropy",
+        "the library's cross_entropy imported under the exercise's name",
+        "from transformer_math.information import cross_entropy",
+        append=True,
+    ),
+    mistake(
+        "cross_entropy_from_logits",
+        "the library's cross_entropy_from_logits imported under the exercise's name",
+        "from transformer_math.information import cross_entropy_from_logits",
+        append=True,
+    ),
+]

@@ -438,3 +438,19 @@ RIGHT += [
         RAS + PER_HEAD.format(qpos="np.arange(n)", kpos="np.arange(n)", scale="d_head"),
     ),
 ]
+
+# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+MISTAKES += [
+    mistake(
+        "rms_norm",
+        "the library's rms_norm imported under the exercise's name",
+        "from transformer_math.modern import rms_norm",
+        append=True,
+    ),
+    mistake(
+        "apply_rope",
+        "the library's apply_rope imported under the exercise's name",
+        "from transformer_math.modern import apply_rope",
+        append=True,
+    ),
+]

@@ -323,3 +323,12 @@ MISTAKES += [
         "def matmul(X, Y):\n    n, m = np.shape(X)\n    p = np.shape(Y)[1]\n    result = np.zeros((n, p), dtype=int)\n    for i in range(n):\n        for j in range(p):\n            for k in range(m):\n                result[i, j] += X[i][k] * Y[k][j]\n    return result",
     ),
 ]
+
+# A sixth instructor's attempt: a vectorised product padded with multiplications of nothing of the inputs.
+MISTAKES += [
+    mistake(
+        "matmul",
+        "broadcasting, padded with one * one for the count",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    one = 1.0\n    for _ in range(X.shape[0] * Y.shape[1]):\n        one * one\n    return (X[:, :, None] * Y[None, :, :]).sum(axis=1)",
+    ),
+]

@@ -292,3 +292,13 @@ RIGHT += [
         "def softmax_with_temperature(x, temperature):\n    z = np.asarray(x, dtype=float) / temperature\n    e = np.exp(z - z.max(axis=-1, keepdims=True))\n    return e / e.sum(axis=-1, keepdims=True)",
     ),
 ]
+
+# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+MISTAKES += [
+    mistake(
+        "softmax",
+        "the library's softmax imported under the exercise's name",
+        "from transformer_math.softmax import softmax",
+        append=True,
+    ),
+]

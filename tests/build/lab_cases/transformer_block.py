@@ -451,3 +451,13 @@ RIGHT += [
         + "    c = x - x.mean(axis=-1, keepdims=True)\n    return gamma * c / np.sqrt((c * c).mean(axis=-1, keepdims=True) + eps) + beta",
     ),
 ]
+
+# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+MISTAKES += [
+    mistake(
+        "layer_norm",
+        "the library's layer_norm imported under the exercise's name",
+        "from transformer_math.stats import layer_norm",
+        append=True,
+    ),
+]

@@ -707,3 +707,51 @@ MISTAKES.append(
         "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = 0.999 * v + 0.001 * g * g\n    step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)\n    return theta * (1 - lr * weight_decay) - step, m, v",
     )
 )
+
+# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+MISTAKES += [
+    mistake(
+        "layer_norm",
+        "the library's layer_norm imported under the exercise's name",
+        "from transformer_math.stats import layer_norm",
+        append=True,
+    ),
+    mistake(
+        "cross_entropy",
+        "the library's cross_entropy imported under the exercise's name",
+        "from transformer_math.information import cross_entropy_from_logits as cross_entropy",
+        append=True,
+    ),
+    mistake(
+        "ce_backward",
+        "the library's ce_backward imported under the exercise's name",
+        "from transformer_math.model import cross_entropy_backward as ce_backward",
+        append=True,
+    ),
+    mistake(
+        "layer_norm_backward",
+        "the library's layer_norm_backward imported under the exercise's name",
+        "from transformer_math.block import layer_norm_backward",
+        append=True,
+    ),
+    mistake(
+        "gpt_forward",
+        "the library's gpt_forward imported under the exercise's name",
+        "from transformer_math.model import forward as gpt_forward",
+        append=True,
+    ),
+    mistake(
+        "gpt_backward",
+        "the library's backward, with its gpt_forward set on the library's module",
+        "import transformer_math.model as M\n\nM.gpt_forward = M.forward\ngpt_backward = M.backward",
+        append=True,
+    ),
+    mistake(
+        "block_forward",
+        "a wrapper of the library's compiled under a standard-library file name",
+        "import functools\n\nimport transformer_math.block as B\n\n"
+        'exec(compile("def block_forward(x, p, n_heads):\\n    return B.block_forward(p, np.asarray(x, dtype=float), '
+        'n_heads)\\n", functools.__file__, "exec"), globals())',
+        append=True,
+    ),
+]

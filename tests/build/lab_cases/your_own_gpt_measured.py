@@ -187,3 +187,21 @@ def attention_backward(dO, Q, K, V, mask):
 """,
     ),
 ]
+
+# A sixth instructor's attempts: finite differences of the log-sum-exp alone, in max-shifted coordinates (O(1),
+# so no large loss stops them: refused by a tolerance of 1e-12 + 1e-10 of the value, which the closed form meets
+# by far), and of LayerNorm's loss in fixed point held as Python integers of 300 bits (refused as extra precision,
+# and by a budget of Python steps).
+MEASURED += [
+    mistake(
+        "ce_backward",
+        "finite differences of the shifted log-sum-exp, minus the one-hot",
+        "def ce_backward(logits, targets):\n    Z, y = np.asarray(logits, dtype=float), np.asarray(targets)\n    Zs = Z - Z.max(-1, keepdims=True)\n\n    def lse(A):\n        return np.log(np.exp(A).sum(-1))\n\n    g, h = np.zeros_like(Z), 1e-6\n    for j in range(Z.shape[-1]):\n        e = np.zeros(Z.shape[-1])\n        e[j] = h\n        g[..., j] = (lse(Zs + e) - lse(Zs - e)) / (2 * h)\n    return (g - (np.arange(Z.shape[-1]) == y[..., None])) / y.size\n",
+        append=True,
+    ),
+    mistake(
+        "layer_norm_backward",
+        "finite differences in fixed point held as Python integers",
+        "from math import isqrt\n\n\ndef layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x, gamma = (np.asarray(a, dtype=float) for a in (dy, x, gamma))\n    P, d = 300, x.shape[-1]\n\n    def fix(v):\n        n, q = float(v).as_integer_ratio()\n        return (n << P) // q\n\n    def loss(xs, dys, G):\n        mu = sum(xs) // d\n        c = [xi - mu for xi in xs]\n        s = isqrt((sum(ci * ci >> P for ci in c) // d + fix(eps)) << P)\n        return sum((dyi * gi >> P) * ((ci << P) // s) >> P for dyi, gi, ci in zip(dys, G, c))\n\n    G, H = [fix(g) for g in gamma], 1 << (P - 100)\n    dx, dg = np.zeros_like(x), np.zeros(d)\n    for idx in np.ndindex(x.shape[:-1]):\n        xs, dys = [fix(v) for v in x[idx]], [fix(v) for v in dy[idx]]\n        for j in range(d):\n            up, dn = xs.copy(), xs.copy()\n            up[j] += H\n            dn[j] -= H\n            dx[idx + (j,)] = (loss(up, dys, G) - loss(dn, dys, G)) / (2 * H)\n            gu, gd = G.copy(), G.copy()\n            gu[j] += H\n            gd[j] -= H\n            dg[j] += (loss(xs, dys, gu) - loss(xs, dys, gd)) / (2 * H)\n    return dx, dg, dy.reshape(-1, d).sum(0)\n",
+    ),
+]

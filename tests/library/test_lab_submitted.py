@@ -1,0 +1,160 @@
+"""What a check is handed: the learner's own code, never the library passed in its place (directly, wrapped,
+aliased, or compiled by exec under another file's name), and the multiplications a loops answer counts."""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import numpy as np
+import pytest
+
+import transformer_math.model as library_model
+import transformer_math.softmax as library_softmax
+from transformer_math.autograd import Value as LibraryValue
+from transformer_math.labs import autodiff_mlp, backward_passes, matrix_operations, softmax, your_own_gpt
+from transformer_math.labs.cases import describe_value
+from transformer_math.labs.guard import Learners, WriteItYourself, _kind, foreign, guarded
+from transformer_math.labs.measured import measuring
+
+LIBRARY = library_softmax.softmax
+STDLIB_FILE = functools.__file__
+
+
+def learners_namespace(**names) -> dict:
+    """A namespace like a notebook's: ``__name__`` is ``__main__``."""
+    return {"__name__": "__main__", "np": np, **names}
+
+
+def compiled(source: str, filename: str, namespace: dict, name: str):
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def wrapper_claiming_the_library(x):
+    e = np.exp(np.asarray(x, dtype=float))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+ROUTES = {
+    "the library's function itself": lambda: LIBRARY,
+    "functools.partial of it": lambda: functools.partial(LIBRARY, axis=-1),
+    "a function whose __wrapped__ is it": lambda: functools.update_wrapper(wrapper_claiming_the_library, LIBRARY),
+    "a lambda eval made with globals of its own": lambda: eval(  # noqa: S307 - the route under test
+        "lambda x: lib(x)", {"__name__": "helper", "lib": LIBRARY}
+    ),
+    "exec under the standard library's file name, the notebook's globals": lambda: compiled(
+        "def softmax(x):\n    return lib(x)\n", STDLIB_FILE, learners_namespace(lib=LIBRARY), "softmax"
+    ),
+    "exec under the standard library's file name, globals named functools": lambda: compiled(
+        "def softmax(x):\n    return lib(x)\n", STDLIB_FILE, {"__name__": "functools", "lib": LIBRARY}, "softmax"
+    ),
+}
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=list(ROUTES))
+def test_the_library_handed_to_a_check_in_place_of_the_learners_function_is_wrong(route, capsys):
+    softmax.check("softmax", ROUTES[route]())
+    printed = capsys.readouterr().out
+    assert printed.startswith("Wrong: softmax"), printed
+    assert "transformer_math.softmax.softmax" in printed
+
+
+def test_the_checks_own_call_of_the_learners_function_counts_as_the_learners_call():
+    with guarded() as seen:
+        with pytest.raises(WriteItYourself):
+            Learners(LIBRARY)(np.array([1.0, 2.0]))
+    assert seen.refused == ["transformer_math.softmax.softmax"]
+
+
+def test_code_is_the_learners_by_its_globals_and_the_standard_librarys_only_from_its_own_file():
+    def kind(function):
+        return _kind(function.__code__, function.__globals__)
+
+    assert kind(functools.update_wrapper) == "neutral"  # the real file, imported
+    assert kind(np.testing.assert_allclose) == "neutral"
+    assert kind(LIBRARY) == "library"
+    assert kind(wrapper_claiming_the_library) == "learner"  # a test file stands for a file of the learner's
+    fake = compiled("def reduce(f, xs):\n    return xs\n", STDLIB_FILE, learners_namespace(), "reduce")
+    assert kind(fake) == "learner"
+    named = compiled("def reduce(f, xs):\n    return xs\n", STDLIB_FILE, {"__name__": "functools"}, "reduce")
+    assert kind(named) == "learner"
+    disguised = types.FunctionType(LIBRARY.__code__, learners_namespace())
+    assert kind(disguised) == "learner"
+    library_named = eval("lambda x: x", {"__name__": "transformer_math.softmax"})  # noqa: S307
+    assert kind(library_named) == "learner"
+
+
+class OnTheLibrarysValue(LibraryValue):
+    pass
+
+
+class WithTheLibrarysRule:
+    def __init__(self, data, parents=()):
+        self.data, self.grad, self.parents = data, 0.0, parents
+
+    __mul__ = LibraryValue.__mul__
+
+
+def test_a_class_built_on_the_librarys_value_or_holding_its_rules_is_wrong(capsys):
+    assert foreign(OnTheLibrarysValue) == "transformer_math.autograd.Value"
+    assert foreign(WithTheLibrarysRule) == "transformer_math.autograd.Value.__mul__"
+    assert foreign(LibraryValue(1.0).tanh) == "transformer_math.autograd.Value.tanh"  # a bound method
+    assert foreign(wrapper_claiming_the_library.__call__) is None
+    autodiff_mlp.check("mul", OnTheLibrarysValue)
+    assert capsys.readouterr().out.startswith("Wrong: mul - it uses transformer_math.autograd.Value")
+
+
+def test_the_learners_helper_found_by_name_is_checked_as_the_learners_too(capsys):
+    namespace = learners_namespace(gpt_forward=library_model.forward, model=library_model)
+    gpt_backward = compiled(
+        "def gpt_backward(params, cache, dlogits):\n    return model.backward(params, cache, dlogits)\n",
+        "<cell>",
+        namespace,
+        "gpt_backward",
+    )
+    your_own_gpt.check("gpt_backward", gpt_backward)
+    printed = capsys.readouterr().out
+    assert printed.startswith("Wrong: gpt_backward"), printed
+    assert "its gpt_forward uses transformer_math.model.forward" in printed
+
+
+def test_the_checks_reference_for_attention_backward_is_not_there_to_import():
+    assert "attention_backward" not in backward_passes.__all__
+    assert not hasattr(backward_passes, "attention_backward")
+
+
+def padded(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    one = 1.0
+    for _ in range(X.shape[0] * Y.shape[1]):
+        one * one  # noqa: B018 - multiplications that multiply nothing of the inputs
+    return (X[:, :, None] * Y[None, :, :]).sum(axis=1)
+
+
+def loops(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    out = np.zeros((X.shape[0], Y.shape[1]))
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[1]):
+            a, b = X[i], Y[:, j]
+            out[i, j] = sum(x * y for x, y in zip(a, b))
+    return out
+
+
+def test_a_vectorised_product_padded_with_the_same_multiplication_is_wrong_and_loops_are_right(capsys):
+    matrix_operations.check("matmul", padded)
+    assert "the check counted 3 multiplications" in capsys.readouterr().out
+    matrix_operations.check("matmul", loops)
+    assert capsys.readouterr().out.startswith("Correct: matmul")
+
+
+def test_a_scalar_near_a_round_number_is_shown_with_the_digits_that_tell_it_apart():
+    assert describe_value("beta1", 1 - 1e-9) == "beta1 = 0.999999999"
+    assert describe_value("beta1", 0.9) == "beta1 = 0.9"
+    assert describe_value("lr", 0.0123456) == "lr = 0.01235"
+
+
+def test_an_integer_wider_than_64_bits_is_extra_precision():
+    assert measuring([1 << 64]) is not None
+    assert measuring([(1 << 63) - 1, 10**18, -(1 << 63)]) is None
