@@ -5,10 +5,17 @@ A check calls the learner's function inside ``guarded``. For the length of that 
 SciPy, PyTorch, JAX, TensorFlow, scikit-learn) that the learner's own code calls: it raises
 ``WriteItYourself``, and the check reports the call. A ufunc starts no profile event (SciPy's ``xlogy``), so a
 piece of the learner's code that names one of those packages, or a global bound to one of their functions or
-ufuncs, is refused when it starts: the labs are NumPy only, SciPy included. It judges the function by the module and the name
-its code was compiled under, not by the name the learner typed, so an alias bound earlier, ``getattr``,
-``importlib.import_module`` and even ``importlib.reload`` lead to the same refusal. A library function that an
+ufuncs, is refused when it starts: the labs are NumPy only, SciPy included. It judges the function by the
+module and the name its code was compiled under, not by the name the learner typed, so an alias bound earlier,
+``getattr``, ``importlib.import_module`` and even ``importlib.reload`` lead to the same refusal. A library function that an
 allowed one calls (the library's ``forward`` calling its ``layer_norm``) is not the learner's call, and runs.
+The check calls the learner's function through ``Learners``, whose call counts as the learner's: the library's
+own function handed to the check (``from transformer_math.softmax import softmax``) is refused like a call the
+learner's code makes, and ``submitted.foreign`` refuses it before the run (through ``functools.partial``, a bound method,
+``__wrapped__``, a class's bases and methods). Code is the learner's by its globals (the notebook's
+``__main__``, or globals exec or eval was given), whatever file name it was compiled under; an imported module's
+code is that module's only when compiled from its own file, so exec cannot pass the learner's code off as the
+standard library's.
 The hook cannot be switched off and on again around a call: an audit hook (``sys.addaudithook``, which
 nothing can remove) refuses ``sys.setprofile``, ``sys.settrace``, ``ctypes``, ``os.system`` and the other ways to
 start a process while a check runs, and the learner's code may not start a thread.
@@ -40,12 +47,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import os
 import sys
 import sysconfig
 import threading
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,11 +114,16 @@ def _genuine(module: str, namespace) -> bool:
     return found is not None and getattr(found, "__dict__", None) is namespace
 
 
+@functools.lru_cache(maxsize=4096)
+def _realpath(filename: str) -> str:
+    return os.path.realpath(filename)
+
+
 def _from_file(code, module: str) -> bool:
     """Whether code said to come from a file was compiled from its module's own file, at that path."""
     origin = getattr(sys.modules.get(module), "__file__", None)
     try:
-        return bool(origin) and os.path.realpath(origin) == os.path.realpath(code.co_filename)
+        return isinstance(origin, str) and _realpath(origin) == _realpath(code.co_filename)
     except (TypeError, ValueError):
         return False
 
@@ -142,7 +152,7 @@ def _kind(code, namespace) -> str:
         return "library"
     if filename.startswith("<"):  # exec inside an imported module (a dataclass's __init__), or a frozen module
         return "neutral"
-    path = os.path.realpath(filename)
+    path = _realpath(filename)
     if path.startswith(LIBRARY + os.sep):
         return "library"
     if path.startswith(NEUTRAL):
@@ -166,65 +176,6 @@ class Learners:
 
 
 ENTRY = Learners.__call__.__code__
-
-
-def _library_name(value) -> str | None:
-    """``module.name`` of a function, class or C function of the library (or of SciPy, PyTorch, ...), else None."""
-    if isinstance(value, (types.FunctionType, types.CodeType)):
-        code = value if isinstance(value, types.CodeType) else value.__code__
-        namespace = getattr(value, "__globals__", {})
-        if _kind(code, namespace) in ("library", "guard"):
-            return f"{namespace.get('__name__')}.{getattr(code, 'co_qualname', code.co_name)}"
-        return None
-    module = getattr(value, "__module__", None)
-    owner = getattr(value, "__self__", None)
-    if not isinstance(module, str) and owner is not None and not isinstance(owner, types.ModuleType):
-        module = type(owner).__module__
-    if isinstance(module, str) and module.split(".")[0] in ("transformer_math", *OUTSIDE):
-        return f"{module}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
-    if isinstance(value, np.ufunc):
-        return _outside(getattr(value, "__name__", "?"), value)
-    return None
-
-
-def foreign(value, depth: int = 4) -> str | None:
-    """The library's function (or SciPy's, ...) that a submitted function or class is, wraps or is built on:
-    through ``functools.partial``, a bound method, ``__wrapped__``, a callable object's class, a class's bases
-    and methods. None when it is the learner's own code (or the standard library's, or NumPy's)."""
-    if depth < 0 or value is None:
-        return None
-    found = _library_name(value)
-    if found:
-        return found
-    parts: list = []
-    if isinstance(value, functools.partial):
-        parts.append(value.func)
-    if isinstance(value, types.MethodType):
-        parts += [value.__func__, value.__self__ if isinstance(value.__self__, type) else type(value.__self__)]
-    wrapped = inspect.getattr_static(value, "__wrapped__", None) if not isinstance(value, type) else None
-    if wrapped is not None:
-        parts.append(wrapped)
-    if isinstance(value, type):
-        for klass in value.__mro__:
-            if klass is object:
-                continue
-            found = _library_name(klass)
-            if found:
-                return found
-            for member in vars(klass).values():
-                if isinstance(member, (staticmethod, classmethod)):
-                    member = member.__func__
-                if isinstance(member, property):
-                    parts += [member.fget, member.fset]
-                elif isinstance(member, (types.FunctionType, functools.partial, types.BuiltinFunctionType)):
-                    parts.append(member)
-    elif not isinstance(value, (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)):
-        parts.append(type(value))  # a callable object: its class and its __call__
-    for part in parts:
-        found = foreign(part, depth - 1)
-        if found:
-            return found
-    return None
 
 
 @dataclass
