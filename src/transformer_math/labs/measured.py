@@ -13,6 +13,8 @@ more precision (``decimal.Decimal`` at 60 digits, ``fractions.Fraction``, ``np.l
   flags behind, and the context cannot be reached to change it without a call the guard refuses
   (``getcontext``, ``localcontext``, a method of a ``Decimal`` or a ``Context``: ``refused_call``);
 * ``Fraction`` (and the pure-Python ``_pydecimal``) is Python code: the guard refuses a call into its module.
+* an integer wider than 64 bits is extra precision too: fixed point held in Python's integers (values scaled by
+  2^300) takes a difference with no rounding to lose; a backward pass needs no integer past an index or a count.
 
 Example
 -------

@@ -10,7 +10,8 @@ follows every Python step of the learner's code (``sys.settrace`` with ``f_trace
   (``numpy_products_refused``), and the arrays of ``loops_only_array`` refuse to be multiplied as
   matrices by any route;
 * it counts the multiplications the learner's code performs (``*``, ``np.multiply``), so that a vectorised
-  product written without ``@`` shows too;
+  product written without ``@`` shows too; a ``*`` that multiplies the very objects it multiplied the last time
+  it ran (``one * one`` in a loop, padding for the count) counts once;
 * with a budget, it refuses a call in which the learner's code runs more Python steps than that: a loop where
   a closed form is asked for, or over every entry of a gradient;
 * with ``derived``, it refuses a complex number, an array of complex or extended precision, or a ``Decimal`` or
