@@ -136,7 +136,7 @@ def test_the_validation_part_and_its_standard_error(fables, runs):
     assert (round(low, 2), round(high, 2)) == (0.05, 0.07) and says("with a standard error of 0.05 to 0.07. That")
     assert says("Measured from the single lowest evaluation it is 0.27, larger because")
     assert says("2.29 ± 0.09 for text like these two fables; new fables would vary more")
-    assert says("That ± covers the text, not the run")
+    assert says("its ± covers which text was sampled, not that choice") and says("Neither ± covers the run")
 
 
 def averaged(runs, seed, first, last):
