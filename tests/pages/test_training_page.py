@@ -152,10 +152,14 @@ def test_the_climb_averaged_over_neighbouring_evaluations(runs):
     assert says(f"the validation loss climbs from {early:.2f} (steps 150 to 375) to {late:.2f} (steps 600 to")
     climb = averaged(runs, 0, 600, 700) - averaged(runs, 0, 150, 375)
     errors = [standard_error(climb, run) for run in (1, 10, 50)]
-    assert says(f"character by character that climb, {climb.mean():.2f}, is {climb.mean() / max(errors):.1f} to "
-                f"{climb.mean() / min(errors):.1f} of its standard errors (the fold; other seeds")
-    assert says(f"Averaging neighbouring evaluations first leaves {climb.mean():.2f} with a standard error of "
-                f"{min(errors):.2f} to {max(errors):.2f}")
+    assert says(
+        f"character by character that climb, {climb.mean():.2f}, is {climb.mean() / max(errors):.1f} to "
+        f"{climb.mean() / min(errors):.1f} of its standard errors (the fold; other seeds"
+    )
+    assert says(
+        f"Averaging neighbouring evaluations first leaves {climb.mean():.2f} with a standard error of "
+        f"{min(errors):.2f} to {max(errors):.2f}"
+    )
     assert says(f"climb, averaged    {climb.mean():.4f}  " + "  ".join(f"{e:.3f}" for e in errors))
     # the curve the averages smooth moves by up to 0.1 between evaluations where it is lowest (as the alt text says)
     curve = [runs[0, step][1].mean() for step in range(150, 376, 25)]
