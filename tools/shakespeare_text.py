@@ -2,7 +2,7 @@
 
 The package (Open Knowledge Foundation, MIT for its code) ships Project Gutenberg's texts of the plays with the
 Gutenberg mentions removed. This script takes its modern-spelling texts (``*_gut.txt``, not the Folio-spelling
-``*_gut_f.txt``) of the ten tragedies, in the order of the First Folio (1623), strips each of the whitespace at its
+``*_gut_f.txt``) of ten of the First Folio's tragedies (1623), in its order, strips each of the whitespace at its
 two ends, joins them with three blank lines and compresses the result with bzip2, which writes the same bytes
 every time. Run it again only to change the text; the library and its tests read the file it writes:
 

@@ -304,8 +304,7 @@ else:
 # library has no switch for it, so the next run replaces its `positional_encoding` by zeros, with
 # `unittest.mock.patch`, for the length of one training run. Before you run them, write down for each whether
 # the model still `"reverses"` the held-out sequences (answer accuracy above 0.9) or `"fails"`. Think of what
-# each answer position has to find, and of what attention knows about order without positions (the causal
-# mask tells a token how many came before it, but not which key stands where).
+# each answer position has to find, and of what attention knows about order without positions.
 
 # %% tags=["exercise"]
 prediction = {"one head": ..., "no positions": ...}  # for each, "reverses" or "fails"
@@ -321,7 +320,8 @@ prediction = {"one head": ..., "no positions": ...}  # for each, "reverses" or "
 # ```
 #
 # One head: each answer position needs one look-up, at one position, so one head should do. No positions:
-# the four input digits reach the answer positions as a set, so the order is lost.
+# the causal mask tells a token how many came before it, but not which key stands where, so the four input
+# digits reach the answer positions as a set, and the order is lost.
 #
 # </details>
 

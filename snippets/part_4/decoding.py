@@ -58,7 +58,7 @@ def kv_cache_times() -> Figure:
     ax.set_yscale("log")
     ax.set_xlabel("n, the tokens so far")
     ax.set_ylabel("milliseconds per new token")
-    ax.set_title("2 blocks, d = 64, 4 heads, float64: measured when this page was built", fontsize=10)
+    ax.set_title("2 blocks, d = 64, d_ff = 256, 4 heads, float64: measured when this page was built", fontsize=10)
     ax.legend(fontsize=9, loc="upper left")
     return fig
 

@@ -34,6 +34,7 @@ from tests.build import lab_cases
 from tools import mkdocs_yml, reading_path
 from tools.kernels import KernelManager
 from tools.labs import HINT, exercises, solution, solved
+from transformer_math.labs.cases import PIN
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted(path for path in (ROOT / "docs" / "labs").glob("*.py") if not path.name.startswith("_"))
@@ -43,6 +44,9 @@ SOLVED_CPU_SECONDS = 30
 DAY_MINUTES = 480  # the one-day path: its core reading and its labs
 DIFFICULTY = {1: "warm-up", 2: "standard", 3: "hard"}
 LIBRARY_ALLOWED = {"train-transformer"}  # the one lab that trains with the library's model, by design
+# The case each check draws anew comes from the operating system's randomness; pinned here (in the environment the
+# kernels and the lab runner inherit) so that every run of these tests meets the same cases.
+os.environ.setdefault(PIN, "the lab tests")
 
 
 def load(lab: Path) -> nbformat.NotebookNode:

@@ -73,7 +73,7 @@ def test_the_text_loads_through_importlib_resources_unchanged():
 
 
 def test_shakespeare_is_ten_whole_tragedies_over_a_megabyte_compressed_to_under_500_kb():
-    """The text the docstring describes: the ten tragedies in the Folio's order, each starting with its title
+    """The text the docstring describes: ten of the Folio's tragedies in its order, each starting with its title
     after three blank lines, no mention of Project Gutenberg left, plain ASCII, the bytes that were checked."""
     text = load_text("shakespeare")
     assert text == bz2.decompress(resource("shakespeare.txt.bz2").read_bytes()).decode("utf-8")

@@ -19,20 +19,23 @@ says = functools.partial(prose.says, "part-4/depth.md")
 
 def test_the_one_layer_model_sits_above_the_positional_bound_and_falls_back_on_unseen_periods():
     one, history = depth.induction_run(n_layers=1)
-    assert says(f"mean 1.43. The model's loss, {history[depth.STEPS][1]:.2f}, falls with position")
     period = depth.EVAL_T
-    # a guess from position alone spreads over the periods D of 5 to 10 whose 2D - 1 inputs reach position i
-    bound = np.log([sum(2 * d - 1 > i for d in range(5, 11)) for i in range(period, 2 * period - 1)])
+    # a guess from position alone spreads over the periods D of 5 to 10 whose second copy holds position i: the
+    # input i exists (i < 2D - 1) and the token D - 1 back is the first copy's (i >= D - 1)
+    bound = np.log([sum(d - 1 <= i < 2 * d - 1 for d in range(5, 11)) for i in range(period, 2 * period - 1)])
+    assert f"{bound[0]:.2f}" == f"{np.log(5):.2f}"  # period 10 is still in its first copy at position 8
+    assert says("($D - 1 \\le i < 2D - 1$) costs $\\ln$ of their number")
     assert says(
         f"from {bound[0]:.2f} at position {period} to {bound[-1]:.2f} at {2 * period - 2}, mean {bound.mean():.2f}"
     )
+    assert says(f"mean {bound.mean():.2f}. The model's loss, {history[depth.STEPS][1]:.2f}, falls as that cost")
     inputs, targets = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, period)
     curve = depth.position_losses(one, inputs, targets)[period:]
     assert curve.mean() > bound.mean() and np.all(np.diff(curve[:-1]) < 0)  # falling but for the last position
     assert abs(curve[-2] - bound[-2]) < 0.02  # "where it meets it"
     assert says(f"from {curve[0]:.2f} at position {period} to {curve[-2]:.2f} at {2 * period - 3}, where it meets it")
     # the last position: the same periods reach it as the one before, yet the loss rises again
-    reach = [{d for d in range(5, 11) if 2 * d - 1 > i} for i in (2 * period - 3, 2 * period - 2)]
+    reach = [{d for d in range(5, 11) if d - 1 <= i < 2 * d - 1} for i in (2 * period - 3, 2 * period - 2)]
     assert reach[0] == reach[1] and curve[-1] > curve[-2] + 0.5
     assert says(f"at {2 * period - 2}, which the same periods reach, it rises again to {curve[-1]:.2f}")
     for unseen in (11, 12, 13):  # "from 11 on the one-layer model is at or above ln 32"

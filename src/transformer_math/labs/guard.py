@@ -15,7 +15,8 @@ start a process while a check runs, and the learner's code may not start a threa
 
 ``guarded(loops=True)`` adds what a loops exercise needs, ``guarded(budget=n)`` a limit of ``n`` Python steps
 (a loop where a closed form is asked for), and ``guarded(derived=True)`` refuses complex and extended-precision
-numbers (a gradient measured by a complex step): they run the opcode trace of ``trace``, which
+numbers, ``Decimal`` and ``Fraction`` included, however they are held (a gradient measured by a complex step or
+in more digits: ``measured``): they run the opcode trace of ``trace``, which
 refuses ``@`` and every product of matrices under any name (an alias bound before the check, ``operator.matmul``,
 a plain array's ``dot``) and counts the learner's multiplications.
 
@@ -47,12 +48,14 @@ from pathlib import Path
 
 import numpy as np
 
+from transformer_math.labs import measured
 from transformer_math.labs.trace import PRODUCTS, Trace, numpy_products_refused
 
 __all__: list[str] = []
 
 # Packages whose functions a lab's own code may not call while a check runs (the guide's library is added below).
-OUTSIDE = ("scipy", "torch", "jax", "tensorflow", "sklearn", "multiprocessing", "concurrent", "subprocess")
+OUTSIDE = ("scipy", "torch", "jax", "tensorflow", "sklearn", "sympy", "mpmath", "gmpy2")
+OUTSIDE += ("multiprocessing", "concurrent", "subprocess")
 LIBRARY = str(Path(__file__).resolve().parents[1])  # .../transformer_math
 HERE = (str(Path(__file__).resolve()), str(Path(__file__).with_name("trace.py").resolve()))  # the guard's code
 FREE = ("transformer_math.data",)  # the texts the labs train on: any code may read them
@@ -146,8 +149,10 @@ class Seen:
 class _Hook:
     """The profile hook of one guarded call."""
 
-    def __init__(self, own: tuple[str, ...], allowed: tuple[str, ...], seen: Seen, loops: bool, watch=()) -> None:
-        self.own, self.allowed, self.seen, self.loops = own, allowed, seen, loops
+    def __init__(
+        self, own: tuple[str, ...], allowed: tuple[str, ...], seen: Seen, loops: bool, watch=(), derived=False
+    ) -> None:
+        self.own, self.allowed, self.seen, self.loops, self.derived = own, allowed, seen, loops, derived
         self.watch = frozenset(watch)
         self.kinds: dict = {}  # code object -> (kind, qualified name)
         self.outside: dict = {}  # code object -> the first of its globals bound to an outside package, or None
@@ -179,6 +184,9 @@ class _Hook:
                     )
             if kind == "library" and not name.startswith(self.allowed) and self.learner_called(frame):
                 raise self.refusal(name)
+            exact = self.derived and measured.python_module(name)
+            if exact and self.learner_called(frame):
+                raise self.seen.refuse(exact, measured.message(exact, self.learner_line(frame)))
             if frame.f_code is THREAD_START and self.learner_called(frame):
                 raise self.seen.refuse("a thread", THREAD_MESSAGE)
         elif event == "c_call":
@@ -219,7 +227,16 @@ class _Hook:
             message = f"it calls {name}: this exercise is NumPy only, write it yourself"
         return self.seen.refuse(name, message)
 
+    def learner_line(self, frame) -> int | None:
+        """The line of the learner's code that led to ``frame``."""
+        while frame is not None and self.classify(frame)[0] != "learner":
+            frame = frame.f_back
+        return frame.f_lineno if frame is not None else None
+
     def c_call(self, function) -> None:
+        exact = self.derived and measured.refused_call(function)
+        if exact and self.learner_called_c():
+            raise self.seen.refuse(exact, measured.message(exact, self.learner_line(sys._getframe(2))))
         module = getattr(function, "__module__", None)
         owner = getattr(function, "__self__", None)
         if not module and owner is not None:
@@ -265,10 +282,11 @@ def guarded(
     message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
     exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
     learner's) whose calls are counted in ``Seen.calls``; ``budget`` is the most Python steps the learner's code
-    may run; ``derived`` refuses complex and extended-precision numbers in it (a gradient measured, not derived).
+    may run; ``derived`` refuses complex and extended-precision numbers in it, and runs it with a decimal context
+    that traps (a gradient measured, not derived).
     """
     seen = Seen()
-    hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch)
+    hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch, derived)
     traced = loops or budget is not None or derived
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     previous_threads = threading.getprofile()
@@ -276,6 +294,8 @@ def guarded(
     with contextlib.ExitStack() as stack:
         if loops:
             stack.enter_context(numpy_products_refused(seen))
+        if derived:
+            stack.enter_context(measured.decimal_refused(lambda kind: seen.refuse(kind, measured.message(kind))))
         with _switching():
             _ACTIVE.append(seen)
             if traced:

@@ -6,14 +6,15 @@ r"""The checks of the lab "Matrix operations" (``docs/labs/matrix-operations.py`
   $1 \times 1$ to $4 \times 5$: which transpose, on which side.
 * ``matmul`` -- the matrix product written with loops, run on arrays that refuse ``@``, ``np.matmul``,
   ``np.dot`` and ``np.einsum`` (``loops_only_array``), with the learner's
-  multiplications counted: at least one per entry of the result.
+  multiplications counted: at least one per entry of the result; entries that are integers and entries that
+  are not (a result of integers would cut off their fractions).
 
 Example
 -------
 >>> import numpy as np
 >>> from transformer_math.labs.matrix_operations import check
 >>> check("matmul", lambda X, Y: np.asarray(X) @ np.asarray(Y))
-Wrong: matmul - case 1 of 7: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
+Wrong: matmul - case 1 of 8: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
   it uses the @ operator (line 1): write the loops
 """
 
@@ -56,6 +57,10 @@ def matmul_cases(rng: np.random.Generator) -> list[Case]:
         Case(pair(3, 2, 4)),
         Case(pair(4, 1, 2), about="each entry one product"),
         Case(tuple(a.tolist() for a in pair(3, 3, 2)), about="lists"),
+        Case(
+            (loops_only_array(rng.normal(size=(3, 4))), loops_only_array(rng.normal(size=(4, 2)))),
+            about="entries that are not integers",
+        ),
     ]
 
 

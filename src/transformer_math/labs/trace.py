@@ -14,8 +14,9 @@ follows every Python step of the learner's code (``sys.settrace`` with ``f_trace
 * with a budget, it refuses a call in which the learner's code runs more Python steps than that: a loop where
   a closed form is asked for, or over every entry of a gradient;
 * with ``derived``, it refuses a complex number, an array of complex or extended precision, or a ``Decimal`` or
-  ``Fraction`` in the learner's code (an argument, a local variable, a returned value), at every line: a
-  gradient measured by a complex step or in more precision than float64 instead of derived.
+  ``Fraction`` in the learner's code (an argument, a local variable, a returned or yielded value, a global it
+  names, and what these hold: ``measured.measuring``), at every line: a gradient measured by a complex step or
+  in more precision than float64 instead of derived.
 
 Example
 -------
@@ -23,7 +24,7 @@ Example
 >>> from transformer_math.labs.matrix_operations import check
 >>> early = np.matmul              # bound before the check: NumPy's own matmul
 >>> check("matmul", lambda X, Y: early(np.asarray(X), np.asarray(Y)))
-Wrong: matmul - case 1 of 7: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
+Wrong: matmul - case 1 of 8: X = [[1.0, 2.0], [3.0, 4.0]], Y = [[5.0, 6.0], [7.0, 8.0]]
   it uses np.matmul (line 1), which multiplies the matrices for you: write the loops
 """
 
@@ -31,14 +32,14 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import decimal
 import dis
-import fractions
 import inspect
 import math
 import operator
 
 import numpy as np
+
+from transformer_math.labs.measured import measuring, message
 
 __all__: list[str] = []
 
@@ -86,7 +87,10 @@ class Trace:
     def __call__(self, frame, event, arg):
         if event == "call" and self.hook.classify(frame)[0] == "learner":
             if self.derived:
-                self.refuse_measuring(frame, frame.f_locals.values())
+                named = frame.f_globals
+                self.refuse_measuring(
+                    frame, [*frame.f_locals.values(), *(named[n] for n in frame.f_code.co_names if n in named)]
+                )
             frame.f_trace_opcodes = True
             return self.local
         return None
@@ -95,11 +99,7 @@ class Trace:
         for value in values:
             kind = measuring(value)
             if kind:
-                raise self.seen.refuse(
-                    kind,
-                    f"it computes with {kind} (line {frame.f_lineno}): that measures the gradient, as a complex "
-                    "step or a difference in extra precision does; derive it and write it in float64",
-                )
+                raise self.seen.refuse(kind, message(kind, frame.f_lineno))
 
     def local(self, frame, event, arg):
         if event != "opcode":
@@ -157,32 +157,6 @@ class Trace:
 
 
 _UNKNOWN = object()
-EXACT = (decimal.Decimal, fractions.Fraction)
-
-
-def measuring(value, depth: int = 1) -> str | None:
-    """What in ``value`` (or, one level down, in a list, tuple or dict it is) measures a gradient: complex
-    numbers, extended precision (``np.longdouble`` where it is wider than float64), decimals or fractions."""
-    if isinstance(value, (complex, np.complexfloating)):
-        return "a complex number"
-    if isinstance(value, np.ndarray | np.generic):
-        kind, size = value.dtype.kind, value.dtype.itemsize
-        if kind == "c":
-            return "a complex array"
-        if kind == "f" and size > 8:
-            return f"{value.dtype} (more precision than float64)"
-        if kind == "O" and value.size:
-            return measuring(value.flat[0], 0)
-        return None
-    if isinstance(value, EXACT):
-        return f"a {type(value).__name__}"
-    if depth and isinstance(value, (list, tuple, dict)):
-        parts = value.values() if isinstance(value, dict) else value
-        for part in list(parts)[:64]:
-            found = measuring(part, depth - 1)
-            if found:
-                return found
-    return None
 
 
 def _resolve(frame, opname: str, name, previous):

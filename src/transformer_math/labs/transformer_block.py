@@ -54,7 +54,10 @@ def layer_norm_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(3, 6)) * 1e-3, *gb(6)), about="a spread of 1e-3: eps matters"),
         Case(
             (1e8 + rng.normal(size=(2, 16)), *gb(16)),
-            about="features near 1e8, spread 1: the variance as E[x^2] - mean^2 cancels to nothing",
+            about=(
+                "features near 1e8, spread 1: the variance as mean(x^2) - mean(x)^2 cancels to nothing here,"
+                " subtract the mean first"
+            ),
         ),
         Case((rng.normal(size=(3, 2)), *gb(2)), about="d = 2"),
         Case((rng.normal(size=(2, 5)), *gb(5)), {"eps": 0.5}, about="eps = 0.5"),

@@ -12,7 +12,8 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   large loss (tokens near $10^6$, a final shift near $10^6$) whose rounding finite differences of any step
   cannot get past, so that a gradient measured instead of derived does not pass;
 * every backward check (the pasted ones too) runs the learner's code with complex and extended-precision
-  numbers refused (a complex step measures a gradient exactly, with no rounding to lose it in), and
+  numbers refused, ``Decimal`` and ``Fraction`` too, wherever the code keeps them (a complex step, or a
+  difference in 60 digits, measures a gradient with no rounding to lose it in: ``measured``), and
   ``block_backward`` and ``gpt_backward`` within a budget of Python steps a case, which a loop over the
   parameter entries of their widest case exceeds many times over, whatever it computes there;
 * ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with

@@ -314,3 +314,17 @@ RIGHT.append(
         prints="You predicted ' Adam + L2': it held.",
     )
 )
+
+# A fifth instructor's attempts: adam_step wrapped with beta2 and eps left behind; a sum over the steps cut short.
+MISTAKES += [
+    mistake(
+        "adamw_step",
+        "adam_step wrapped, beta2 and eps not passed on",
+        W + "    return adam_step(theta - lr * weight_decay * theta, g, m, v, t, lr, beta1)",
+    ),
+    mistake(
+        "m_after_steps",
+        "the geometric sum over at most 10**6 steps",
+        M + "    return (1 - beta1) * g * np.sum(beta1 ** np.arange(min(t, 10**6)))",
+    ),
+]

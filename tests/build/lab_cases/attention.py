@@ -360,3 +360,17 @@ RIGHT += [
         "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n    d = X.shape[-1]; dh = d // n_heads\n    Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n    mask = causal_mask(X.shape[-2])\n    out = 0\n    for l in range(n_heads):\n        c = slice(l * dh, (l + 1) * dh)\n        out = out + attention(Q[..., c], K[..., c], V[..., c], mask) @ W_O[c, :]\n    return out",
     ),
 ]
+
+# A fifth instructor's attempts: a mask of one size, cut down; a table of the masks of the first lengths.
+MISTAKES += [
+    mistake(
+        "causal_mask",
+        "a mask of size 8 written into the code, cut to n",
+        "def causal_mask(n):\n    return np.tril(np.ones((8, 8), dtype=bool))[:n, :n]",
+    ),
+    mistake(
+        "causal_mask",
+        "a table of the masks for n = 1 to 7",
+        "MASKS = {n: np.tril(np.ones((n, n), dtype=bool)) for n in range(1, 8)}\n\n\ndef causal_mask(n):\n    return MASKS[n]",
+    ),
+]

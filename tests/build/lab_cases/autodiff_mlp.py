@@ -330,3 +330,101 @@ RIGHT += [
         TANH + "        s = out.data\n        self.grad += out.grad * (1.0 - s * s)\n" + TANH_END,
     ),
 ]
+
+# A fifth instructor's attempts: tanh rebuilt from a float literal of e, from 10 and log, or from a series in integer
+# powers alone, then differenced. No refused name is needed for the last, so the tolerance (1e-14) does the work:
+# the rule errs by 4e-16, the best stencil of nine points by 4e-14.
+SERIES_TANH = """def _series_exp(x):
+    halvings = 0
+    while abs(x) > 0.5:
+        x, halvings = x / 2, halvings + 1
+    total, term = 1.0, 1.0
+    for k in range(1, 25):
+        term = term * x / k
+        total += term
+    for _ in range(halvings):
+        total = total * total
+    return total
+
+
+def _series_tanh(u):
+    a = _series_exp(2 * u)
+    return (a - 1) / (a + 1)
+
+
+STENCIL = [1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280]
+
+
+"""
+MISTAKES += [
+    mistake(
+        "tanh",
+        "central differences of tanh written with a float literal of e",
+        TANH
+        + "        self.grad += (lambda f, z, s: (f(z + s) - f(z - s)) / (2 * s))(\n"
+        + "            lambda u: (2.718281828459045 ** (2 * u) - 1) / (2.718281828459045 ** (2 * u) + 1), self.data, 1e-5\n"
+        + "        ) * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
+        "tanh",
+        "a five-point difference of tanh written with 10 ** (x / log 10)",
+        TANH
+        + "        self.grad += (lambda f, z, s: (8 * (f(z + s) - f(z - s)) - (f(z + 2 * s) - f(z - 2 * s))) / (12 * s))(\n"
+        + "            lambda u: 1 - 2 / (10 ** (2 * u / math.log(10)) + 1), self.data, 1e-3\n"
+        + "        ) * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
+        "tanh",
+        "a nine-point difference of tanh from a series in integer powers (no refused name)",
+        SERIES_TANH
+        + TANH
+        + "        self.grad += sum(c * _series_tanh(self.data + (k - 4) * 0.01) for k, c in enumerate(STENCIL)) / 0.01 * out.grad\n"
+        + TANH_END,
+    ),
+]
+RIGHT += [
+    right(
+        "tanh",
+        "out.grad minus t * t * out.grad",
+        TANH + "        self.grad += out.grad - t * t * out.grad\n" + TANH_END,
+    ),
+]
+
+# The same series in 40-digit decimals, where a difference loses nothing: the rules run as a backward pass's check.
+DECIMAL_TANH = """from decimal import Decimal as D, getcontext
+
+getcontext().prec = 40
+
+
+def _decimal_exp(x):
+    halvings = 0
+    while abs(x) > D("0.5"):
+        x, halvings = x / 2, halvings + 1
+    total = term = D(1)
+    for k in range(1, 60):
+        term = term * x / k
+        total += term
+    for _ in range(halvings):
+        total = total * total
+    return total
+
+
+def _decimal_tanh(u):
+    a = _decimal_exp(2 * u)
+    return (a - 1) / (a + 1)
+
+
+"""
+MISTAKES.append(
+    mistake(
+        "tanh",
+        "central differences of a series in 40-digit decimals",
+        DECIMAL_TANH
+        + TANH
+        + '        up, down = _decimal_tanh(D(self.data) + D("1e-15")), _decimal_tanh(D(self.data) - D("1e-15"))\n'
+        + '        self.grad += float((up - down) / D("2e-15")) * out.grad\n'
+        + TANH_END,
+    )
+)

@@ -314,3 +314,12 @@ RIGHT += [
         "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    n, m = X.shape\n    p = Y.shape[1]\n    out = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n            out[i, j] = sum(X[i, k] * Y[k, j] for k in range(m))\n    return out",
     ),
 ]
+
+# A fifth instructor's attempt: the result kept in integers, which cuts off the fractions of a float product.
+MISTAKES += [
+    mistake(
+        "matmul",
+        "the result in an array of integers",
+        "def matmul(X, Y):\n    n, m = np.shape(X)\n    p = np.shape(Y)[1]\n    result = np.zeros((n, p), dtype=int)\n    for i in range(n):\n        for j in range(p):\n            for k in range(m):\n                result[i, j] += X[i][k] * Y[k][j]\n    return result",
+    ),
+]

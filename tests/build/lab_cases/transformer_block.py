@@ -440,6 +440,7 @@ MISTAKES += [
         "the variance as E[x^2] - mean^2 (it cancels far from 0)",
         LN
         + "    mu = x.mean(axis=-1, keepdims=True)\n    var = (x * x).mean(axis=-1, keepdims=True) - mu * mu\n    return gamma * (x - mu) / np.sqrt(np.maximum(var, 0.0) + eps) + beta",
+        prints="cancels to nothing here, subtract the mean first",  # the case says why, not only where
     ),
 ]
 RIGHT += [

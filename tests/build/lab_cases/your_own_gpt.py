@@ -698,3 +698,12 @@ RIGHT.append(
         prints="You predicted 'Beats it ': it held.",
     )
 )
+
+# A fifth instructor's attempt: AdamW with beta2 and eps written in as numbers, not taken from the arguments.
+MISTAKES.append(
+    mistake(
+        "adamw_step",
+        "beta2 and eps written in as 0.999 and 1e-8",
+        "def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n    m = beta1 * m + (1 - beta1) * g\n    v = 0.999 * v + 0.001 * g * g\n    step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)\n    return theta * (1 - lr * weight_decay) - step, m, v",
+    )
+)

@@ -64,3 +64,126 @@ MEASURED = [
         append=True,
     ),
 ]
+
+# Central differences in 60-digit decimals, the Decimals held on plain objects (a namespace, lists on it), never in
+# a local variable: the arithmetic of a Decimal calls no function a hook could see.
+DECIMAL_SETUP = """from decimal import Decimal as D, getcontext
+import types
+
+getcontext().prec = 60
+getcontext().Emax = 999999999999  # exp(1e10) must not overflow
+getcontext().Emin = -999999999999
+"""
+
+MEASURED += [
+    mistake(
+        "ce_backward",
+        "central differences in 60-digit decimals, held on an object",
+        DECIMAL_SETUP
+        + """
+
+def _lse(row, k, sign):
+    box = types.SimpleNamespace(s=D(0), h=D(sign) * D("1e-25"))
+    for j, v in enumerate(row):
+        box.s += (D(float(v)) + (box.h if j == k else D(0))).exp()
+    box.r = box.s.ln()
+    return box
+
+
+def ce_backward(logits, targets):
+    Z, y = np.asarray(logits, dtype=float), np.asarray(targets)
+    Zf, yf = Z.reshape(-1, Z.shape[-1]), y.reshape(-1)
+    G = np.zeros_like(Zf)
+    for i in range(len(yf)):
+        for k in range(Zf.shape[1]):
+            up, dn = _lse(Zf[i], k, 1), _lse(Zf[i], k, -1)
+            G[i, k] = float((up.r - dn.r) / (2 * up.h)) - (1.0 if k == yf[i] else 0.0)
+    return (G / len(yf)).reshape(Z.shape)
+""",
+        append=True,
+    ),
+    mistake(
+        "layer_norm_backward",
+        "central differences in 60-digit decimals, held on an object",
+        DECIMAL_SETUP
+        + """
+
+def _row_loss(xrow, dyrow, grow, k, sign, eps):
+    b = types.SimpleNamespace(h=D(sign) * D("1e-30"), s=D(0), q=D(0), L=D(0), e=D(repr(float(eps))))
+    b.x = []
+    for j in range(len(xrow)):
+        b.x.append(D(repr(float(xrow[j]))) + (b.h if j == k else D(0)))
+    for j in range(len(b.x)):
+        b.s += b.x[j]
+    b.mu = b.s / len(b.x)
+    for j in range(len(b.x)):
+        b.q += (b.x[j] - b.mu) ** 2
+    b.sd = (b.q / len(b.x) + b.e).sqrt()
+    for j in range(len(b.x)):
+        b.L += D(repr(float(dyrow[j]))) * D(repr(float(grow[j]))) * (b.x[j] - b.mu) / b.sd
+    return b
+
+
+def layer_norm_backward(dy, x, gamma, eps=1e-5):
+    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)
+    d = x.shape[-1]
+    X, DY, g = x.reshape(-1, d), dy.reshape(-1, d), np.asarray(gamma, dtype=float)
+    DX = np.zeros_like(X)
+    for i in range(len(X)):
+        for k in range(d):
+            up, dn = _row_loss(X[i], DY[i], g, k, 1, eps), _row_loss(X[i], DY[i], g, k, -1, eps)
+            DX[i, k] = float((up.L - dn.L) / (2 * up.h))
+    xh = (X - X.mean(-1, keepdims=True)) / np.sqrt(X.var(-1, keepdims=True) + eps)
+    return DX.reshape(x.shape), (DY * xh).sum(0), DY.sum(0)
+""",
+    ),
+    mistake(
+        "attention_backward",
+        "central differences in 60-digit decimals for Q and K, held on an object",
+        DECIMAL_SETUP
+        + """
+
+def _attention_loss(dO, Q, K, V, mask, which, at, sign):
+    b = types.SimpleNamespace(h=D(sign) * D("1e-30"), L=D(0), M=[[], []])
+    for a in range(2):
+        for row in (Q, K)[a]:
+            b.M[a].append([])
+            for v in row:
+                b.M[a][-1].append(D(repr(float(v))))
+    b.M[which][at[0]][at[1]] += b.h
+    b.scale = D(Q.shape[-1]).sqrt()
+    for i in range(Q.shape[0]):
+        b.s, b.e, b.z, b.top = [], [], D(0), None
+        for j in range(K.shape[0]):
+            b.s.append(D(0))
+            for c in range(Q.shape[1]):
+                b.s[j] += b.M[0][i][c] * b.M[1][j][c]
+            b.s[j] /= b.scale
+            if (mask is None or mask[i][j]) and (b.top is None or b.s[j] > b.top):
+                b.top = b.s[j]
+        for j in range(K.shape[0]):
+            b.e.append((b.s[j] - b.top).exp() if mask is None or mask[i][j] else D(0))
+            b.z += b.e[j]
+        for j in range(K.shape[0]):
+            for c in range(V.shape[1]):
+                b.L += D(repr(float(dO[i][c]))) * b.e[j] / b.z * D(repr(float(V[j][c])))
+    return b
+
+
+def attention_backward(dO, Q, K, V, mask):
+    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))
+    m = None if mask is None else np.asarray(mask, dtype=bool)
+    dQ, dK = np.zeros_like(Q), np.zeros_like(K)
+    for lead in np.ndindex(Q.shape[:-2]):
+        for which, G in ((0, dQ), (1, dK)):
+            for at in np.ndindex(G.shape[-2:]):
+                up = _attention_loss(dO[lead], Q[lead], K[lead], V[lead], m, which, at, 1)
+                dn = _attention_loss(dO[lead], Q[lead], K[lead], V[lead], m, which, at, -1)
+                G[lead + at] = float((up.L - dn.L) / (2 * up.h))
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if m is not None:
+        S = np.where(m, S, -np.inf)
+    return dQ, dK, np.swapaxes(softmax(S), -1, -2) @ dO
+""",
+    ),
+]
