@@ -35,7 +35,10 @@ def test_a_chain_of_slopes_near_a_fifth_vanishes():
     estimate = 0.0197 * 0.166**19
     assert f"{estimate:.1e}" == "3.0e-17" and abs(estimate / (first * slope**19) - 1) < 0.05
     assert says("chain-rule.md", "has slope 0.0197, the other 19 settle near 0.166 (exercise 4):")
-    assert says("chain-rule.md", "$0.0197 \\times 0.166^{19} \\approx 3.0 \\times 10^{-17}$; the printed chain is a little lower")
+    assert says(
+        "chain-rule.md",
+        "$0.0197 \\times 0.166^{19} \\approx 3.0 \\times 10^{-17}$; the printed chain is a little lower",
+    )
     page = prose.source("part-3/chain-rule.md")
     printed = float(re.search(r"^plain chain: +dy/dx = (\S+)$", page, re.M).group(1))
     assert printed < estimate and f"{printed:.0e}" == "3e-17", "the printed chain is a little lower than the estimate"

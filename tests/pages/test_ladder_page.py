@@ -144,7 +144,9 @@ def test_the_pairing_exercise():
     va, vb = a.var(ddof=1) / n, b.var(ddof=1) / n
     welch_se, welch_df = np.sqrt(va + vb), (va + vb) ** 2 / (va**2 / (n - 1) + vb**2 / (n - 1))
     r = np.corrcoef(a, b)[0, 1]
-    assert r > 0.5 and says(f"the five pairs happen to correlate ($r = {r:.2f}$, which five pairs estimate only roughly)")
+    assert r > 0.5 and says(
+        f"the five pairs happen to correlate ($r = {r:.2f}$, which five pairs estimate only roughly)"
+    )
     assert says(f"falls by {100 * (1 - paired_se / welch_se):.0f} %")
     p_paired = ladder.t_tail(diffs.mean() / paired_se, n - 1)
     p_welch = ladder.t_tail(diffs.mean() / welch_se, welch_df)
