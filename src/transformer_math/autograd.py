@@ -115,6 +115,7 @@ class Value:
     # --8<-- [end:Value]
 
     # --8<-- [start:operations]
+    # methods of the class Value, continued
     def __add__(self, other):
         other = other if isinstance(other, Value) else Value(other)
         out = Value(self.data + other.data, (self, other), "+")

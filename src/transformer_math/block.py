@@ -353,7 +353,7 @@ def block_backward(P, C, dx2, n_heads, activation="relu", residual=True):
     d_heads = _split_heads(linear(dx1, P["W_O"].T), n_heads)  # (..., h, n, d_head)
     w = C["weights"]
     dv = np.swapaxes(w, -1, -2) @ d_heads  # swapaxes(-1, -2): every (n, n) matrix transposed, w^T d_heads
-    dw = np.swapaxes(C["v"] @ np.swapaxes(d_heads, -1, -2), -1, -2)  # d_heads v^T, computed transposed as w is
+    dw = np.swapaxes(C["v"] @ np.swapaxes(d_heads, -1, -2), -1, -2)  # dP = d_heads v^T, computed transposed as w is
     dscores = dw - (dw * w).sum(axis=-1, keepdims=True)  # softmax backward: w (dw - rowsum(dw w)) ...
     dscores *= w  # ... 0 where masked
     dscores /= math.sqrt(d_head)  # the scores were q k^T / sqrt(d_head)

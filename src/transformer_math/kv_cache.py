@@ -8,7 +8,8 @@ one row more per token ($k$, $v$ the new token's),
 $$K \leftarrow \begin{pmatrix} K \\ k \end{pmatrix}, \qquad V \leftarrow \begin{pmatrix} V \\ v \end{pmatrix},$$
 
 a new token costs one row through the matrices and $n$ scores. This is how models are run, GPT-2's own code
-included (its ``past`` and ``present``); it changes no weight and no output, only the work.
+included (its ``past`` and ``present``); it changes no weight and, in exact arithmetic, no output (in floating point,
+none beyond rounding), only the work.
 ``generate`` uses it with ``kv_cache=True``.
 
 Example

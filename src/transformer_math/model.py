@@ -222,7 +222,7 @@ def forward(params, tokens, n_heads, activation="relu", tie_embeddings=False, re
     activation : {"relu", "gelu", "gelu_tanh", "identity"}, default "relu"
         The feed-forward non-linearity, ReLU by default; ``"identity"`` makes the FFN linear, a control.
     tie_embeddings : bool, default False
-        The logits are $Z W_E^\top$ (a model made with ``init_params(tie_embeddings=True)``).
+        The logits are $Z_f W_E^\top$ (a model made with ``init_params(tie_embeddings=True)``).
     residual : bool, default True
         ``False`` cuts the residual paths: each block computes $F(X)$ instead of $X + F(X)$.
 

@@ -198,8 +198,9 @@ def generate(
     With the default ``temperature=0`` each new token is the most probable one (greedy decoding, no
     randomness); with ``temperature > 0`` it is sampled, optionally from the ``top_k`` or ``top_p``
     most probable tokens only, by ``np.random.default_rng(seed)``: the same seed gives the same text.
-    The model only ever saw sequences of its training length, so ``context`` (if given) keeps just the
-    last ``context`` tokens as its input (with learned positions, at most their ``n_ctx``).
+    The model only ever saw sequences of its training length, so ``context`` keeps just the last
+    ``context`` tokens as its input: with learned positions it defaults to, and may not exceed, their
+    ``n_ctx`` (the window slides); otherwise ``None`` reads the whole text.
     ``activation`` and ``tie_embeddings`` are the model's options, as in ``forward``.
 
     ``kv_cache=True`` runs the prompt once and then each new token alone, keeping every block's keys and

@@ -10,8 +10,8 @@ attention rows of shape ``(batch, heads, queries, keys)`` is handled in one call
 The trick that makes them stable is to subtract the largest score first: $e^{x_i - m} / \sum_j e^{x_j - m}$
 is the same number (the factor $e^{-m}$ cancels), but no exponential can overflow because every shifted
 score is $\le 0$. Positions set to $-\infty$ (masked, as in causal attention) get probability exactly 0. The
-sums are taken in at least float32, as PyTorch's do: in float16 a sum of more than 65,504 terms near 1 (a
-vocabulary of 128,256 tokens with nearly equal logits) would overflow.
+sums are taken in at least float32, as PyTorch's do: in float16 a running sum of ones stops growing at 2048,
+and a pairwise one overflows past 65,504 terms (a vocabulary of 128,256 tokens with nearly equal logits).
 
 Example
 -------

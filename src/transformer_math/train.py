@@ -1,6 +1,6 @@
 r"""Training the one-block Transformer: token windows, then AdamW steps on the gradients of the loss.
 
-A token stream $t_1, \dots, t_N$ becomes training pairs by sliding a window of $n$ tokens along it: window
+A token stream $t_1, t_2, \dots$ becomes training pairs by sliding a window of $n$ tokens along it: window
 $i$ is $(t_i, \dots, t_{i+n-1})$, and its targets are the same window shifted by one,
 $(t_{i+1}, \dots, t_{i+n})$. Each training step then runs the whole diagram,
 
@@ -9,9 +9,9 @@ L(\theta) &= -\frac{1}{N}\sum_{t} \log \operatorname{softmax}(z_t)_{y_t}, \\
 \theta &\leftarrow \operatorname{AdamW}(\theta, \nabla_\theta L),
 \end{aligned}$$
 
-with $z$ from ``forward`` and $\nabla_\theta L$ from
+over the $N$ positions of a batch, with $z$ from ``forward`` and $\nabla_\theta L$ from
 ``loss_and_grads``, optionally with gradient clipping and a warm-up and
-cosine schedule (``transformer_math.optim``). As in the first GPT and nanoGPT, only the matrices decay
+cosine schedule (``transformer_math.schedules``). As in the first GPT and nanoGPT, only the matrices decay
 (``make_optimizer``).
 
 Example
@@ -118,8 +118,9 @@ def make_optimizer(params, lr=1e-2, weight_decay=0.01):
 
     As nanoGPT's ``configure_optimizers`` and the first GPT (Radford et al., 2018: decay "on all non bias or
     gain weights"): every array of two or more dimensions, the embeddings and the weight matrices, decays by
-    ``weight_decay``; the vectors, biases and LayerNorm gains and shifts, do not. A bias or a gain has no scale to keep small, and decaying a LayerNorm gain
-    would pull it towards 0, not towards its initial 1.
+    ``weight_decay``; the vectors, biases and LayerNorm gains and shifts, do not: they are few, adding little
+    capacity for decay to restrain, and decaying a LayerNorm gain would pull it towards 0, not towards its
+    neutral 1 (Part III's optimizers page).
 
     Examples
     --------

@@ -18,6 +18,6 @@ def test_the_scores_take_over_where_the_page_says_for_the_timed_model():
         4 * d**2 + 2 * d * d_ff
     )
     says = functools.partial(prose.says, "part-4/decoding.md")
-    assert says(f"at $n > 2d + d_{{ff}}$ ({n} for this model's $d = {d}$, $d_{{ff}} = {d_ff}$)")
+    assert says(f"once $n > 2d + d_{{ff}}$ ({n} for this model's $d = {d}$, $d_{{ff}} = {d_ff}$)")
     assert says(f"a two-block model of width {d} and d_ff = {d_ff}")  # the figure's alt text
     assert f"d = {d}, d_ff = {d_ff}," in inspect.getsource(decoding.kv_cache_times)  # and its title

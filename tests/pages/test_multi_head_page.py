@@ -1,5 +1,6 @@
-"""The measured case for several heads that docs/part-4/multi-head.md opens with is the ladder's printed result
-(docs/part-4/ladder.md, whose block test checks that output against its stored runs), with the ladder's settings."""
+"""The measured case for several heads that docs/part-4/multi-head.md gives under "Why it matters" is the ladder's
+printed result (docs/part-4/ladder.md, whose block test checks that output against its stored runs), with the
+ladder's settings."""
 
 from __future__ import annotations
 
