@@ -13,8 +13,9 @@ import transformer_math.model as library_model
 import transformer_math.softmax as library_softmax
 from transformer_math.autograd import Value as LibraryValue
 from transformer_math.labs import autodiff_mlp, backward_passes, matrix_operations, softmax, your_own_gpt
+from transformer_math.labs.authorship import Learners, _kind
 from transformer_math.labs.cases import describe_value
-from transformer_math.labs.guard import Learners, WriteItYourself, _kind, guarded
+from transformer_math.labs.guard import WriteItYourself, guarded
 from transformer_math.labs.measured import measuring
 from transformer_math.labs.submitted import foreign
 

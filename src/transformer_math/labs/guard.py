@@ -46,27 +46,19 @@ it calls transformer_math.softmax.softmax, the library's version of what this ex
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
-import sysconfig
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from transformer_math.labs import measured
+from transformer_math.labs.authorship import OUTSIDE, _kind
 from transformer_math.labs.trace import PRODUCTS, Trace, numpy_products_refused
 
 __all__: list[str] = []
 
-# Packages whose functions a lab's own code may not call while a check runs (the guide's library is added below).
-OUTSIDE = ("scipy", "torch", "jax", "tensorflow", "sklearn", "sympy", "mpmath", "gmpy2")
-OUTSIDE += ("multiprocessing", "concurrent", "subprocess")
-LIBRARY = str(Path(__file__).resolve().parents[1])  # .../transformer_math
-HERE = (str(Path(__file__).resolve()), str(Path(__file__).with_name("trace.py").resolve()))  # the guard's code
-FREE = ("transformer_math.data",)  # the texts the labs train on: any code may read them
 # What a check's call may not do at all, by the audit events of CPython: switch the hook off, reach CPython's own
 # C functions, or start a process.
 AUDITED = (
@@ -94,88 +86,6 @@ THREAD_STARTS = ("start_new_thread", "start_new", "start_joinable_thread")
 THREAD_MESSAGE = "it starts a thread: write the exercise as plain code, in the thread that calls it"
 
 _ACTIVE: list[Seen] = []  # the record of the guarded call under way, for the arrays that refuse
-
-
-def _neutral_directories() -> tuple[str, ...]:
-    """Where the standard library and installed packages live: their code is neither the learner's nor refused."""
-    paths = sysconfig.get_paths()
-    found = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
-    found |= {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__)}
-    return tuple(sorted({str(Path(path).resolve()) for path in found if path}))
-
-
-NEUTRAL = _neutral_directories()
-
-
-def _genuine(module: str, namespace) -> bool:
-    """Whether ``namespace`` is the dictionary of the module ``module`` as imported (not one exec or eval was
-    given, which may say any ``__name__``)."""
-    found = sys.modules.get(module)
-    return found is not None and getattr(found, "__dict__", None) is namespace
-
-
-@functools.lru_cache(maxsize=4096)
-def _realpath(filename: str) -> str:
-    return os.path.realpath(filename)
-
-
-def _from_file(code, module: str) -> bool:
-    """Whether code said to come from a file was compiled from its module's own file, at that path."""
-    origin = getattr(sys.modules.get(module), "__file__", None)
-    try:
-        return isinstance(origin, str) and _realpath(origin) == _realpath(code.co_filename)
-    except (TypeError, ValueError):
-        return False
-
-
-def _kind(code, namespace) -> str:
-    """``"library"`` (refused when the learner calls it), ``"guard"``, ``"neutral"``, ``"learner"`` or ``"entry"``
-    (the check's own call of the learner's function, which counts as the learner's).
-
-    Code is the learner's by its globals, whatever file name it was compiled under: the notebook's (``__main__``),
-    or globals exec or eval was given. Code of an imported module is that module's only if it was compiled from
-    the module's own file (or by exec inside it: a dataclass's ``__init__``, a frozen module of the interpreter)."""
-    if code is ENTRY:
-        return "entry"
-    module = namespace.get("__name__") if isinstance(namespace, dict) else None
-    if not isinstance(module, str) or module == "__main__" or not _genuine(module, namespace):
-        return "learner"
-    filename = code.co_filename
-    if not filename.startswith("<") and not _from_file(code, module):
-        return "learner"  # compiled under another file's name
-    if filename in HERE:
-        return "guard"
-    root = module.split(".")[0]
-    if module.startswith(FREE):
-        return "neutral"
-    if root == "transformer_math" or root in OUTSIDE:
-        return "library"
-    if filename.startswith("<"):  # exec inside an imported module (a dataclass's __init__), or a frozen module
-        return "neutral"
-    path = _realpath(filename)
-    if path.startswith(LIBRARY + os.sep):
-        return "library"
-    if path.startswith(NEUTRAL):
-        return "neutral"
-    return "learner"  # a file of the learner's
-
-
-class Learners:
-    """The learner's function as a check calls it: this call counts as the learner's own, so that the library
-    passed in place of the learner's function (``from transformer_math.softmax import softmax``) is refused
-    like a call the learner's code makes. Its attributes are the function's (``__globals__``)."""
-
-    def __init__(self, function) -> None:
-        self.function = function
-
-    def __call__(self, *args, **kwargs):
-        return self.function(*args, **kwargs)
-
-    def __getattr__(self, name: str):
-        return getattr(self.function, name)
-
-
-ENTRY = Learners.__call__.__code__
 
 
 @dataclass

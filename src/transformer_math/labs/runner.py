@@ -46,9 +46,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
 from transformer_math.labs.diagnose import compare, compare_parts
-from transformer_math.labs.guard import Learners, WriteItYourself, guarded, library_message
+from transformer_math.labs.guard import WriteItYourself, guarded, library_message
 from transformer_math.labs.submitted import foreign
 
 __all__: list[str] = []

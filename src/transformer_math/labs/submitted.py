@@ -4,7 +4,7 @@ r"""What a check is handed: the learner's own function or class, not the library
 wraps or is built on: through ``functools.partial``, a bound method, ``__wrapped__``, a callable object's class, a
 class's bases and methods (a ``Value`` that subclasses the library's, or holds its ``__mul__``). A check refuses
 such an object before it runs it; the guard refuses the library reached from the check's call of it too
-(``guard.Learners``), for what no inspection before the run can see.
+(``authorship.Learners``), for what no inspection before the run can see.
 
 Example
 -------
@@ -25,7 +25,8 @@ import types
 
 import numpy as np
 
-from transformer_math.labs.guard import OUTSIDE, _kind, _outside
+from transformer_math.labs.authorship import OUTSIDE, _kind
+from transformer_math.labs.guard import _outside
 
 __all__: list[str] = []
 

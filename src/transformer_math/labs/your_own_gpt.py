@@ -38,9 +38,10 @@ from transformer_math.block import block_backward as reference_block_backward
 from transformer_math.block import block_forward as reference_block_forward
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.labs import adam, attention, backward_passes, cross_entropy, transformer_block
+from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
-from transformer_math.labs.guard import Learners, library_message
+from transformer_math.labs.guard import library_message
 from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 from transformer_math.labs.submitted import foreign
