@@ -194,7 +194,8 @@ def minibatch() -> None:
 
 @figure("minibatch-regression")
 def minibatch_regression() -> Figure:
-    """Excess loss per step of the runs of MINIBATCH_RUNS: SGD's floor, decay, momentum and Adam."""
+    """Excess loss per step, the mean of 20 seeds, of the runs of MINIBATCH_RUNS: SGD's floor, decay, momentum
+    and Adam."""
     fig = Figure(figsize=(5.5, 6.5), layout="constrained")  # two rows: readable on a phone
     left, right = fig.subplots(2, 1, sharex=True, sharey=True)
     results = {name: minibatch_runs(*args).mean(axis=0) for name, args in MINIBATCH_RUNS.items()}  # of 20 seeds
@@ -208,7 +209,7 @@ def minibatch_regression() -> Figure:
             ax.loglog(steps, smooth[::10], color=colour, lw=1.2, label=name)
         ax.legend(fontsize=8, loc="upper right")
         ax.set_ylabel("L(w) − L(w_best)")
-    right.set_xlabel("step (each point: the mean of 20 steps)")
+    right.set_xlabel("step (each point: the mean of 20 steps of 20 seeds)")
     left.set_title("SGD: the noise floor and decay", fontsize=10)
     right.set_title("momentum and Adam", fontsize=10)
     fig.suptitle("Linear regression on mini-batches of 10, condition number about 100")
