@@ -4,6 +4,7 @@ aliased, or compiled by exec under another file's name), and the multiplications
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 
 import numpy as np
@@ -15,9 +16,11 @@ from transformer_math.autograd import Value as LibraryValue
 from transformer_math.labs import autodiff_mlp, backward_passes, matrix_operations, softmax, your_own_gpt
 from transformer_math.labs.authorship import Learners, _kind
 from transformer_math.labs.cases import describe_value
+from transformer_math.labs.fingerprint import copied as copied_anywhere
+from transformer_math.labs.fingerprint import copy_of
 from transformer_math.labs.guard import WriteItYourself, guarded
 from transformer_math.labs.measured import measuring
-from transformer_math.labs.submitted import foreign
+from transformer_math.labs.submitted import copy_in, foreign
 
 LIBRARY = library_softmax.softmax
 STDLIB_FILE = functools.__file__
@@ -160,3 +163,50 @@ def test_a_scalar_near_a_round_number_is_shown_with_the_digits_that_tell_it_apar
 def test_an_integer_wider_than_64_bits_is_extra_precision():
     assert measuring([1 << 64]) is not None
     assert measuring([(1 << 63) - 1, 10**18, -(1 << 63)]) is None
+
+
+def copied(module, name: str | None = None, **names) -> dict:
+    """The library's ``module`` (or its function ``name``) exec'd from its source into a notebook's namespace."""
+    namespace = learners_namespace(**names)
+    source = inspect.getsource(getattr(module, name) if name else module)
+    exec(compile(source, "mine.py", "exec"), namespace)  # noqa: S102 - the route under test
+    return namespace
+
+
+def test_the_librarys_source_exec_d_into_the_notebook_is_refused_before_the_run_and_while_it_runs(capsys):
+    namespace = copied(library_softmax)
+    mine = compiled("def mine(x):\n    return softmax(np.asarray(x, dtype=float))\n", "<cell>", namespace, "mine")
+    assert copy_of(namespace["softmax"].__code__) == "transformer_math.softmax.softmax"
+    assert copy_in(mine) == "it runs a copy of the library's transformer_math.softmax.softmax: write this one yourself"
+    softmax.check("softmax", mine)
+    assert capsys.readouterr().out.startswith("Wrong: softmax - it runs a copy of the library's")
+    # reached through a dictionary, which no inspection before the run follows: the guard refuses it as it starts
+    hidden = compiled(
+        "def hidden(x):\n    return table['f'](x)\n",
+        "<cell>",
+        learners_namespace(table={"f": namespace["softmax"]}),
+        "hidden",
+    )
+    assert copy_in(hidden) is None
+    with guarded() as seen, pytest.raises(WriteItYourself, match="runs a copy of the library's"):
+        Learners(hidden)(np.array([1.0, 2.0]))
+    assert seen.refused == ["transformer_math.softmax.softmax"]
+
+
+def test_the_checks_own_references_are_fingerprinted_too():
+    namespace = copied(backward_passes, "_attention_backward")
+    assert copy_of(namespace["_attention_backward"].__code__) == (
+        "transformer_math.labs.backward_passes._attention_backward"
+    )
+
+
+def test_a_tiny_body_or_a_comprehension_that_matches_the_librarys_is_never_refused():
+    namespace = copied(library_softmax, "summing")  # a one-line helper, copied word for word
+    assert copy_of(namespace["summing"].__code__) is None
+    genexpr = compiled(
+        "def mine(a, b):\n    a, b = (np.asarray(v, dtype=float) for v in (a, b))\n    return a\n", "<cell>", {}, "mine"
+    )
+    assert copied_anywhere(genexpr.__code__) is None
+    mean = compiled("def mean(x):\n    return x.mean(axis=-1)\n", "<cell>", learners_namespace(), "mean")
+    assert copy_in(mean) is None
+    assert copy_in(loops) is None  # honest code of some size

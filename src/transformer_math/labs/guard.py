@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from transformer_math.labs import measured
+from transformer_math.labs import fingerprint, measured
 from transformer_math.labs.authorship import OUTSIDE, _kind
 from transformer_math.labs.trace import PRODUCTS, Trace, numpy_products_refused
 
@@ -140,6 +140,9 @@ class _Hook:
                     where = f"{used} in {frame.f_code.co_name}"
                     raise self.seen.refuse(used, f"it uses {where}: {self.seen.forbidden_why}")
             if kind == "learner":
+                copy = fingerprint.copy_of(frame.f_code)
+                if copy:
+                    raise self.seen.refuse(copy, fingerprint.message(copy))
                 outside = self.outside_names(frame)
                 if outside:
                     raise self.seen.refuse(

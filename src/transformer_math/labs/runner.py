@@ -50,7 +50,7 @@ from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
 from transformer_math.labs.diagnose import compare, compare_parts
 from transformer_math.labs.guard import WriteItYourself, guarded, library_message
-from transformer_math.labs.submitted import foreign
+from transformer_math.labs.submitted import copy_in, foreign
 
 __all__: list[str] = []
 
@@ -193,6 +193,9 @@ class FunctionCheck:
         library = foreign(function)
         if library:
             return "Wrong", [library_message(library, self.own, "uses")]
+        copy = copy_in(function)
+        if copy:
+            return "Wrong", [copy]
         cases = self.cases(generator(name))
         cases += self.fresh(name, cases)
         for number, case in enumerate(cases, start=1):

@@ -25,6 +25,7 @@ import types
 
 import numpy as np
 
+from transformer_math.labs import fingerprint
 from transformer_math.labs.authorship import OUTSIDE, _kind
 from transformer_math.labs.guard import _outside
 
@@ -39,6 +40,46 @@ def _library_name(value) -> str | None:
         if _kind(code, namespace) in ("library", "guard"):
             return f"{namespace.get('__name__')}.{getattr(code, 'co_qualname', code.co_name)}"
         return None
+    return _library_class(value)
+
+
+def copy_in(value, depth: int = 3, seen: set | None = None) -> str | None:
+    """The library function that the learner's ``value`` (a function, or a class's methods) runs a copy of, itself
+    or through the functions, classes and modules its code names in its globals (the library's source exec'd into
+    the notebook)."""
+    seen = set() if seen is None else seen
+    if depth < 0 or id(value) in seen:
+        return None
+    seen.add(id(value))
+    if isinstance(value, type):
+        members = [m.__func__ if isinstance(m, (staticmethod, classmethod)) else m for m in vars(value).values()]
+        functions = [m for m in members if isinstance(m, types.FunctionType)]
+        return next((found for m in functions if (found := copy_in(m, depth, seen))), None)
+    if not isinstance(value, types.FunctionType) or _kind(value.__code__, value.__globals__) != "learner":
+        return None
+    found = fingerprint.copied(value.__code__)
+    if found:
+        return fingerprint.message(found)
+    namespace = value.__globals__
+    for code in _codes(value.__code__):
+        for name in code.co_names:
+            reached = namespace.get(name)
+            if isinstance(reached, types.ModuleType):
+                reached = [getattr(reached, attribute, None) for attribute in code.co_names]
+            for each in reached if isinstance(reached, list) else [reached]:
+                if isinstance(each, (types.FunctionType, type)) and (found := copy_in(each, depth - 1, seen)):
+                    return found
+    return None
+
+
+def _codes(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _library_class(value) -> str | None:
     module = getattr(value, "__module__", None)
     owner = getattr(value, "__self__", None)
     if not isinstance(module, str) and owner is not None and not isinstance(owner, types.ModuleType):

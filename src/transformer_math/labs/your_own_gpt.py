@@ -44,7 +44,7 @@ from transformer_math.labs.diagnose import compare
 from transformer_math.labs.guard import library_message
 from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
-from transformer_math.labs.submitted import foreign
+from transformer_math.labs.submitted import copy_in, foreign
 from transformer_math.model import backward, cross_entropy_backward, forward
 from transformer_math.optim import AdamW
 
@@ -144,6 +144,9 @@ def forward_first(name: str, function, args, reference):
     library = foreign(mine)
     if library:
         raise Verdict("Wrong", f"its {name} {library_message(library, OWN, 'uses')[3:]}")
+    copy = copy_in(mine)
+    if copy:
+        raise Verdict("Wrong", f"its {name} {copy[3:]}")
     result = Learners(mine)(*args)  # the library's, reached through it, is refused as the learner's call
     if not (isinstance(result, tuple) and len(result) == 2) or result[0] is Ellipsis:
         raise Verdict("Not yet", f"it needs your {name} to pass its check first")

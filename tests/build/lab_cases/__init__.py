@@ -28,6 +28,33 @@ def mistake(check: str, about: str, code: str, append: bool = False, prints: str
 right = mistake
 
 
+# The library's source copied in with inspect.getsource and exec'd into the notebook's namespace, its own imports of
+# the library loaded the same way: whose code runs is no longer told by its globals, only by its bytecode.
+VENDOR = """import builtins as _bi, importlib as _il, inspect as _insp, types as _ty
+_V = {}
+def _vendor(name):
+    if name in _V:
+        return _V[name]
+    real = _il.import_module(name)
+    mod = _ty.ModuleType("mine_" + name)
+    g = mod.__dict__
+    g["__name__"] = "__main__"
+    _V[name] = mod
+    def imp(n, globals=None, locals=None, fromlist=(), level=0):
+        if n.startswith("transformer_math"):
+            return _vendor(n) if fromlist else _vendor("transformer_math")
+        return _bi.__import__(n, globals, locals, fromlist, level)
+    g["__builtins__"] = dict(vars(_bi), __import__=imp)
+    exec(compile(_insp.getsource(real), "mine_" + name + ".py", "exec"), g)
+    return mod
+"""
+
+
+def vendored(body: str, **modules: str) -> str:
+    """``body`` after the library's ``modules`` (alias -> module) copied in by ``VENDOR``."""
+    return VENDOR + "".join(f"{alias} = _vendor({module!r})\n" for alias, module in modules.items()) + body
+
+
 def of(lab: str):
     """The module of a lab's cases: ``docs/labs/backward-passes.py`` -> ``lab_cases.backward_passes``."""
     try:

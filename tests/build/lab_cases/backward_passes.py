@@ -462,3 +462,23 @@ MISTAKES += [
         'np.asarray(dy, float), np.asarray(x, float), gamma, eps)\\n", functools.__file__, "exec"), globals())',
     ),
 ]
+
+# The library's source exec'd into the notebook (its imports of the library too) in place of the learner's code.
+ATTENTION_COPIED = """import inspect as _insp, transformer_math.labs.backward_passes as _bp, transformer_math.softmax as _sm
+_g3 = {"__name__": "__main__"}
+exec(compile(_insp.getsource(_sm), "s.py", "exec"), _g3)
+for _k, _v in list(_g3.items()):  # the library's checks it imported: made no-ops
+    if callable(_v) and getattr(_v, "__module__", "").startswith("transformer_math") and _k != "softmax" and not isinstance(_v, type):
+        _g3[_k] = lambda *a, **k: (a[0] if a else None)
+exec(compile(_insp.getsource(_bp._attention_backward), "a.py", "exec"), _g3)
+_ab = _g3["_attention_backward"]
+def attention_backward(dO, Q, K, V, mask):
+    return _ab(dO, Q, K, V, mask)
+"""
+MISTAKES += [
+    mistake(
+        "attention_backward",
+        "the check's own reference, its source exec'd with softmax's and the input checks made no-ops",
+        ATTENTION_COPIED,
+    ),
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import mistake, right, vendored
 
 CE = "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n"
 FL = "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n"
@@ -312,5 +312,17 @@ MISTAKES += [
         "the library's cross_entropy_from_logits imported under the exercise's name",
         "from transformer_math.information import cross_entropy_from_logits",
         append=True,
+    ),
+]
+
+# The library's source exec'd into the notebook (its imports of the library too) in place of the learner's code.
+MISTAKES += [
+    mistake(
+        "cross_entropy_from_logits",
+        "the library's cross_entropy_from_logits, its source exec'd into the notebook",
+        vendored(
+            "def cross_entropy_from_logits(logits, targets):\n    return _inf.cross_entropy_from_logits(logits, targets)",
+            _inf="transformer_math.information",
+        ),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import mistake, right, vendored
 
 SIZES = "def stream_sizes(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n"
 X0 = "    x = params['W_E'][tokens] + positional_encoding(tokens.shape[-1], params['W_E'].shape[1])\n"
@@ -451,6 +451,28 @@ MISTAKES += [
         "apply_rope",
         "the library's apply_rope imported under the exercise's name",
         "from transformer_math.modern import apply_rope",
+        append=True,
+    ),
+]
+
+# The library's source exec'd into the notebook (its imports of the library too) in place of the learner's code.
+MISTAKES += [
+    mistake(
+        "apply_rope",
+        "the library's apply_rope, its source exec'd into the notebook",
+        vendored(
+            "def apply_rope(x, positions, base=10000.0):\n    return _mo.apply_rope(np.asarray(x, dtype=float), positions, base)",
+            _mo="transformer_math.modern",
+        ),
+        append=True,
+    ),
+    mistake(
+        "rms_norm",
+        "the library's rms_norm, its source exec'd into the notebook",
+        vendored(
+            "def rms_norm(x, gamma, eps=1e-6):\n    return _mo.rms_norm(np.asarray(x, dtype=float), gamma, eps)",
+            _mo="transformer_math.modern",
+        ),
         append=True,
     ),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import mistake, right, vendored
 
 HEAD = "def softmax(x):\n    x = np.asarray(x, dtype=float)\n"
 T_HEAD = "def softmax_with_temperature(x, temperature):\n    x = np.asarray(x, dtype=float)\n"
@@ -300,5 +300,14 @@ MISTAKES += [
         "the library's softmax imported under the exercise's name",
         "from transformer_math.softmax import softmax",
         append=True,
+    ),
+]
+
+# The library's source exec'd into the notebook (its imports of the library too) in place of the learner's code.
+MISTAKES += [
+    mistake(
+        "softmax",
+        "the library's softmax, its source exec'd into the notebook",
+        vendored("def softmax(x):\n    return _sm.softmax(np.asarray(x, dtype=float))", _sm="transformer_math.softmax"),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import mistake, right, vendored
 
 LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
 BLOCK = "def transformer_block(x, p, n_heads):\n"
@@ -459,5 +459,17 @@ MISTAKES += [
         "the library's layer_norm imported under the exercise's name",
         "from transformer_math.stats import layer_norm",
         append=True,
+    ),
+]
+
+# The library's source exec'd into the notebook (its imports of the library too) in place of the learner's code.
+MISTAKES += [
+    mistake(
+        "forward_pass",
+        "the library's model.forward, its source exec'd into the notebook",
+        vendored(
+            "def forward_pass(params, tokens, n_heads):\n    return _m3.forward(params, np.asarray(tokens), n_heads)[0]",
+            _m3="transformer_math.model",
+        ),
     ),
 ]

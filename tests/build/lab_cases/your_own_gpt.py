@@ -3,7 +3,7 @@ gradient) is changed by code appended to the solution (a later definition replac
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import mistake, right, vendored
 from tests.build.lab_cases.your_own_gpt_measured import MEASURED
 
 BF = (
@@ -752,6 +752,46 @@ MISTAKES += [
         "import functools\n\nimport transformer_math.block as B\n\n"
         'exec(compile("def block_forward(x, p, n_heads):\\n    return B.block_forward(p, np.asarray(x, dtype=float), '
         'n_heads)\\n", functools.__file__, "exec"), globals())',
+        append=True,
+    ),
+]
+
+# The library's source exec'd into the notebook (its imports of the library too) in place of the learner's code.
+COPIED = {"_blk": "transformer_math.block", "_mdl": "transformer_math.model"}
+MISTAKES += [
+    mistake(
+        "block_forward",
+        "the library's block_forward, its source exec'd into the notebook",
+        vendored(
+            "def block_forward(x, p, n_heads):\n    return _blk.block_forward(p, np.asarray(x, dtype=float), n_heads)",
+            **COPIED,
+        ),
+        append=True,
+    ),
+    mistake(
+        "gpt_forward",
+        "the library's model.forward, its source exec'd into the notebook",
+        vendored(
+            "def gpt_forward(params, tokens, n_heads):\n    return _mdl.forward(params, np.asarray(tokens), n_heads)",
+            **COPIED,
+        ),
+        append=True,
+    ),
+    mistake(
+        "block_backward",
+        "the library's block_backward, its source exec'd into the notebook",
+        vendored(
+            "def block_backward(dx2, p, cache, n_heads):\n    return _blk.block_backward(p, cache, dx2, n_heads)",
+            **COPIED,
+        ),
+        append=True,
+    ),
+    mistake(
+        "gpt_backward",
+        "the library's model.backward, its source exec'd into the notebook",
+        vendored(
+            "def gpt_backward(params, cache, dlogits):\n    return _mdl.backward(params, cache, dlogits)", **COPIED
+        ),
         append=True,
     ),
 ]
