@@ -162,7 +162,7 @@ def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
 # gradient's scale. Take this step's `g` into `m` and `v`, correct both with your `unbias`, then write the step.
 # $\epsilon$ goes outside the square root and after the correction, $\sqrt{\hat v} + \epsilon$, as PyTorch
 # puts it. Kingma & Ba's Algorithm 1 folds the corrections into $\eta$ and adds $\epsilon$ to $\sqrt{v}$
-# before correcting, which moves a step by about $10^{-6}$ of itself: more than this check allows.
+# before correcting: a slightly different step, by more than this check allows.
 # `m = beta1 * m + ...` makes a new array; `m *= beta1` would change the caller's.
 #
 # </details>
