@@ -315,7 +315,7 @@ RIGHT.append(
     )
 )
 
-# A fifth instructor's attempts: adam_step wrapped with beta2 and eps left behind; a sum over the steps cut short.
+# Attempts to get past the checks: adam_step wrapped with beta2 and eps left behind; a sum over the steps cut short.
 MISTAKES += [
     mistake(
         "adamw_step",

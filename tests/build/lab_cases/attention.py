@@ -361,7 +361,7 @@ RIGHT += [
     ),
 ]
 
-# A fifth instructor's attempts: a mask of one size, cut down; a table of the masks of the first lengths.
+# Attempts to get past the checks: a mask of one size, cut down; a table of the masks of the first lengths.
 MISTAKES += [
     mistake(
         "causal_mask",
@@ -375,7 +375,7 @@ MISTAKES += [
     ),
 ]
 
-# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+# Attempts to get past the checks: the library's own function handed to the check under the exercise's name.
 MISTAKES += [
     mistake(
         "causal_mask",

@@ -271,7 +271,7 @@ RIGHT += [
     right("prediction", "no", 'prediction = "no"'),
 ]
 
-# A second outside instructor's attempts: derivatives measured instead of derived, and rules that evaluate tanh
+# Attempts to get past the checks: derivatives measured instead of derived, and rules that evaluate tanh
 # again (right in value, refused: the rule needs only t and out.grad).
 MISTAKES += [
     mistake(
@@ -331,7 +331,7 @@ RIGHT += [
     ),
 ]
 
-# A fifth instructor's attempts: tanh rebuilt from a float literal of e, from 10 and log, or from a series in integer
+# Attempts to get past the checks: tanh rebuilt from a float literal of e, from 10 and log, or from a series in integer
 # powers alone, then differenced. No refused name is needed for the last, so the tolerance (1e-14) does the work:
 # the rule errs by 4e-16, the best stencil of nine points by 4e-14.
 SERIES_TANH = """def _series_exp(x):
@@ -429,7 +429,7 @@ MISTAKES.append(
     )
 )
 
-# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+# Attempts to get past the checks: the library's own function handed to the check under the exercise's name.
 MISTAKES += [
     mistake(
         "mul",

@@ -355,7 +355,7 @@ RIGHT += [
     ),
 ]
 
-# A second outside instructor's attempts: finite differences for dQ and dK on a loss whose values are centred
+# Attempts to get past the checks: finite differences for dQ and dK on a loss whose values are centred
 # (centring undoes the values-near-1e7 case, not the one with weights near one-hot and values 1e8 apart).
 FD_LOSS = (
     "    centred = V - V.mean(axis=-2, keepdims=True)\n\n"
@@ -409,7 +409,7 @@ MISTAKES += [
     if variant.check in ("ce_backward", "layer_norm_backward", "attention_backward")
 ]
 
-# A fifth instructor's attempt: a table of answers to the cases the checks' own code would draw, the fixed ones and
+# Attempts to get past the checks: a table of answers to the cases the checks' own code would draw, the fixed ones and
 # those of the next 30 runs if the case drawn anew were seeded by the run's number. It is drawn from the operating
 # system's randomness (pinned, in these tests, to a seed no run number gives).
 MISTAKES.append(
@@ -437,7 +437,7 @@ def attention_backward(dO, Q, K, V, mask):
     )
 )
 
-# A sixth instructor's attempts: the library itself, or the checks' own reference, under the exercise's name.
+# Attempts to get past the checks: the library itself, or the checks' own reference, under the exercise's name.
 MISTAKES += [
     mistake(
         "ce_backward",

@@ -289,7 +289,7 @@ RIGHT += [
     ),
 ]
 
-# A second outside instructor's attempts: products of whole rows or columns, which the text now names as refused.
+# Attempts to get past the checks: products of whole rows or columns, which the text now names as refused.
 MISTAKES += [
     mistake(
         "matmul",
@@ -315,7 +315,7 @@ RIGHT += [
     ),
 ]
 
-# A fifth instructor's attempt: the result kept in integers, which cuts off the fractions of a float product.
+# Attempts to get past the checks: the result kept in integers, which cuts off the fractions of a float product.
 MISTAKES += [
     mistake(
         "matmul",
@@ -324,7 +324,7 @@ MISTAKES += [
     ),
 ]
 
-# A sixth instructor's attempt: a vectorised product padded with multiplications of nothing of the inputs.
+# Attempts to get past the checks: a vectorised product padded with multiplications of nothing of the inputs.
 MISTAKES += [
     mistake(
         "matmul",

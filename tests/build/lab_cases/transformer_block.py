@@ -433,7 +433,7 @@ RIGHT += [
     ),
 ]
 
-# A second outside instructor's attempts.
+# Attempts to get past the checks.
 MISTAKES += [
     mistake(
         "layer_norm",
@@ -452,7 +452,7 @@ RIGHT += [
     ),
 ]
 
-# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+# Attempts to get past the checks: the library's own function handed to the check under the exercise's name.
 MISTAKES += [
     mistake(
         "layer_norm",

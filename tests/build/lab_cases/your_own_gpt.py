@@ -699,7 +699,7 @@ RIGHT.append(
     )
 )
 
-# A fifth instructor's attempt: AdamW with beta2 and eps written in as numbers, not taken from the arguments.
+# Attempts to get past the checks: AdamW with beta2 and eps written in as numbers, not taken from the arguments.
 MISTAKES.append(
     mistake(
         "adamw_step",
@@ -708,7 +708,7 @@ MISTAKES.append(
     )
 )
 
-# A sixth instructor's attempts: the library's own function handed to the check under the exercise's name.
+# Attempts to get past the checks: the library's own function handed to the check under the exercise's name.
 MISTAKES += [
     mistake(
         "layer_norm",

@@ -188,7 +188,7 @@ def attention_backward(dO, Q, K, V, mask):
     ),
 ]
 
-# A sixth instructor's attempts: finite differences of the log-sum-exp alone, in max-shifted coordinates (O(1),
+# Attempts to get past the checks: finite differences of the log-sum-exp alone, in max-shifted coordinates (O(1),
 # so no large loss stops them: refused by a tolerance of 1e-12 + 1e-10 of the value, which the closed form meets
 # by far), and of LayerNorm's loss in fixed point held as Python integers of 300 bits (refused as extra precision,
 # and by a budget of Python steps).
