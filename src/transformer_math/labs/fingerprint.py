@@ -43,6 +43,7 @@ def _size(code: types.CodeType) -> int:
 SPELLING = {"LOAD_METHOD": "LOAD_ATTR"}
 
 
+@functools.lru_cache(maxsize=4096)  # by the code's content: a size and a print read the same instructions
 def _instructions(code: types.CodeType) -> tuple[str, ...]:
     return tuple(
         SPELLING.get(op.opname, op.opname)
@@ -58,6 +59,7 @@ def _compared(code: types.CodeType) -> bool:
     return "<" not in code.co_qualname and _size(code) >= MINIMUM
 
 
+@functools.lru_cache(maxsize=4096)  # a nested code object is printed once, not again inside each enclosing one
 def _print(code: types.CodeType) -> bytes:
     """A hash of what a copy keeps: instructions, constants (a nested code object by its own print), names."""
     consts = tuple(_print(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts)
@@ -65,11 +67,12 @@ def _print(code: types.CodeType) -> bytes:
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
 
 
-def _walk(code: types.CodeType):
+def nested_codes(code: types.CodeType):
+    """``code`` and every code object nested in it (functions, classes, comprehensions defined inside)."""
     yield code
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            yield from _walk(const)
+            yield from nested_codes(const)
 
 
 @functools.cache
@@ -83,7 +86,7 @@ def _library() -> dict[bytes, str]:
             tree = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
         except (SyntaxError, UnicodeDecodeError, OSError):
             continue
-        for code in _walk(tree):
+        for code in nested_codes(tree):
             if not _compared(code):
                 continue
             found.setdefault(_print(code), f"{module}.{code.co_qualname}")
@@ -108,7 +111,7 @@ def copy_of(code: types.CodeType) -> str | None:
 
 def copied(code: types.CodeType) -> str | None:
     """The library function that ``code`` or any code nested in it copies, else None."""
-    return next((found for inner in _walk(code) if (found := copy_of(inner))), None)
+    return next((found for inner in nested_codes(code) if (found := copy_of(inner))), None)
 
 
 def message(name: str) -> str:

@@ -61,7 +61,7 @@ def copy_in(value, depth: int = 3, seen: set | None = None) -> str | None:
     if found:
         return fingerprint.message(found)
     namespace = value.__globals__
-    for code in _codes(value.__code__):
+    for code in fingerprint.nested_codes(value.__code__):
         for name in code.co_names:
             reached = namespace.get(name)
             if isinstance(reached, types.ModuleType):
@@ -70,13 +70,6 @@ def copy_in(value, depth: int = 3, seen: set | None = None) -> str | None:
                 if isinstance(each, (types.FunctionType, type)) and (found := copy_in(each, depth - 1, seen)):
                     return found
     return None
-
-
-def _codes(code):
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from _codes(const)
 
 
 def _library_class(value) -> str | None:
