@@ -49,8 +49,8 @@ import numpy as np
 from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
 from transformer_math.labs.diagnose import compare, compare_parts
-from transformer_math.labs.guard import WriteItYourself, guarded, library_message
-from transformer_math.labs.submitted import copy_in, foreign
+from transformer_math.labs.guard import WriteItYourself, guarded
+from transformer_math.labs.submitted import refusal
 
 __all__: list[str] = []
 
@@ -190,12 +190,9 @@ class FunctionCheck:
             return "Not yet", [NOT_YET]
         if not callable(function):
             return "Wrong", [f"{name} should be a function; it is a {type(function).__name__}"]
-        library = foreign(function)
-        if library:
-            return "Wrong", [library_message(library, self.own, "uses")]
-        copy = copy_in(function)
-        if copy:
-            return "Wrong", [copy]
+        refused = refusal(function, self.own)
+        if refused:
+            return "Wrong", [refused]
         cases = self.cases(generator(name))
         cases += self.fresh(name, cases)
         for number, case in enumerate(cases, start=1):

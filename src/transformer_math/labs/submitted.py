@@ -27,7 +27,7 @@ import numpy as np
 
 from transformer_math.labs import fingerprint
 from transformer_math.labs.authorship import OUTSIDE, _kind
-from transformer_math.labs.guard import _outside
+from transformer_math.labs.guard import _outside, library_message
 
 __all__: list[str] = []
 
@@ -70,6 +70,15 @@ def copy_in(value, depth: int = 3, seen: set | None = None) -> str | None:
                 if isinstance(each, (types.FunctionType, type)) and (found := copy_in(each, depth - 1, seen)):
                     return found
     return None
+
+
+def refusal(value, own: tuple[str, ...] = ()) -> str | None:
+    """What a check says, before the run, of a submitted function or class that is the library's (or built on
+    it, ``foreign``) or runs a copy of its code (``copy_in``): a sentence starting "it ...", else None."""
+    library = foreign(value)
+    if library:
+        return library_message(library, own, "uses")
+    return copy_in(value)
 
 
 def _library_class(value) -> str | None:

@@ -41,10 +41,9 @@ from transformer_math.labs import adam, attention, backward_passes, cross_entrop
 from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
-from transformer_math.labs.guard import library_message
 from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
-from transformer_math.labs.submitted import copy_in, foreign
+from transformer_math.labs.submitted import refusal
 from transformer_math.model import backward, cross_entropy_backward, forward
 from transformer_math.optim import AdamW
 
@@ -141,12 +140,9 @@ def forward_first(name: str, function, args, reference):
     mine = getattr(function, "__globals__", {}).get(name)
     if not callable(mine):
         raise Verdict("Not yet", f"it needs your {name}, which is not defined yet")
-    library = foreign(mine)
-    if library:
-        raise Verdict("Wrong", f"its {name} {library_message(library, OWN, 'uses')[3:]}")
-    copy = copy_in(mine)
-    if copy:
-        raise Verdict("Wrong", f"its {name} {copy[3:]}")
+    refused = refusal(mine, OWN)
+    if refused:
+        raise Verdict("Wrong", f"its {name} {refused.removeprefix('it ')}")
     result = Learners(mine)(*args)  # the library's, reached through it, is refused as the learner's call
     if not (isinstance(result, tuple) and len(result) == 2) or result[0] is Ellipsis:
         raise Verdict("Not yet", f"it needs your {name} to pass its check first")
