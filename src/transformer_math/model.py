@@ -100,13 +100,16 @@ def init_params(
     r"""Random parameters of a model of ``n_layers`` blocks, as a dictionary of float64 arrays.
 
     Weight matrices are drawn from $\mathcal{N}(0, 1/\text{fan-in})$, so a vector keeps roughly its size
-    through each matrix product; LayerNorm gains start at 1, every bias and shift at 0.
+    through each matrix product; an untied $W_E$ is drawn from $\mathcal{N}(0, 1)$, so that its rows
+    (length about $\sqrt d$) are of the size of the sinusoidal positions' ($\sqrt{d/2}$). LayerNorm gains
+    start at 1, every bias and shift at 0.
 
-    The logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1. Random logits of
-    spread $\sigma$ cost at most $\ln V + \sigma^2/2$ nats on average, rather than the uniform guess's
-    $\ln V$: the bound is Jensen's inequality, $\mathbb{E} \log \sum_j e^{z_j} \leq \log \mathbb{E}
-    \sum_j e^{z_j}$, and it is close when $V$ is large. ``output_scale`` multiplies $W_U$ (and so the
-    initial logits): 0.1 starts the model within a few hundredths of $\ln V$, close to the uniform guess.
+    The logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1. Gaussian logits of mean
+    0 and standard deviation $\sigma$, independent of the target, cost on average between $\ln V$ and
+    $\ln V + \sigma^2/2$ nats: Jensen's inequality both ways, $\mathbb{E} \log \sum_j e^{z_j} \leq \log
+    \mathbb{E} \sum_j e^{z_j}$ above and the convexity of log-sum-exp below; the upper bound is close when
+    $V$ is large. ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts the model within
+    about $0.1^2/2 = 0.005$ of $\ln V$, close to the uniform guess.
 
     A block with a feed-forward layer adds two terms to the residual stream, $2L$ in all for $L$ such
     blocks; an attention-only block (``d_ff=0``) adds one. GPT-2 scales the matrices that write into the

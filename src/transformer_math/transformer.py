@@ -8,7 +8,7 @@ The code lives in three modules, split by job as nanoGPT splits ``model.py``, ``
   ``layer_norm_backward``, ``loss_and_grads``);
 * ``transformer_math.train`` -- windows of a token stream and AdamW steps on
   $\nabla_\theta L$ (``make_windows``, ``make_optimizer``, ``train``);
-* ``transformer_math.sample`` -- $p = \operatorname{softmax}(z / T)$, truncated by top-$k$ or top-$p$,
+* ``transformer_math.sample`` -- $p = \operatorname{softmax}(z / \tau)$, truncated by top-$k$ or top-$p$,
   and decoding (``sampling_distribution``, ``sample_token``, ``generate``).
 
 This module re-exports every one of those names, so ``from transformer_math.transformer import forward``

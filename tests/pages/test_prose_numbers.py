@@ -16,7 +16,8 @@ says = prose.says
 
 def test_gpt2s_first_loss_is_ln_v_plus_half_the_logit_variance():
     s = 0.02 * math.sqrt(768)  # LayerNorm outputs of mean square 1 times 768 tied weights of sigma 0.02
-    assert says("part-2/information.md", f"$s = 0.02\\sqrt{{768}} \\approx {s:.2f}$")
+    assert says("part-2/information.md", f"GPT-2 small starts with $s \\approx {s:.2f}$")
+    assert says("part-2/information.md", "$768 \\cdot 0.02^2$")  # the fold's variance, s squared
     assert says("part-2/information.md", f"first loss is near {math.log(50_257) + s**2 / 2:.2f}")
     assert says("part-2/information.md", "For GPT-2's 50,257 tokens")
 
