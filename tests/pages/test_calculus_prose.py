@@ -208,9 +208,17 @@ def test_momentums_floor_is_about_a_sixth_below_sgds_at_the_equivalent_rate():
     assert says("optimizers-in-depth.md", "The mini-batch run has $\\eta' a = 0.5$ along its steepest direction,")
     assert says("optimizers-in-depth.md", "where the ratio is 0.76.") and math.isclose(0.05 / (1 - 0.9) * 1.0**2, 0.5)
     assert says(
-        "optimizers-in-depth.md", "Along that run's steepest direction, momentum's noise floor is 0.76 of SGD's"
+        "optimizers-in-depth.md",
+        "the constant-noise model of the fold puts momentum's noise floor at 0.76 of SGD's",
     )
-    assert says("optimizers.md", "(the last line; derived in [Optimizers in depth](optimizers-in-depth.md#momentum")
+    # The whole run: the excess loss sums a V / 2 over its ten curvatures a = s**2 (features of sizes 1 to 0.1),
+    # each direction's noise (a feature times the residual) of variance proportional to a.
+    curvatures = np.logspace(0, -1, 10) ** 2
+    whole_run = sum(a * settled_variance(eta, mu, a) * a for a in curvatures) / sum(
+        a * settled_variance(0.5, 0.0, a) * a for a in curvatures
+    )
+    assert round(whole_run, 2) == 0.84 and says("optimizers-in-depth.md", "the model gives 0.84, beside the measured")
+    assert says("optimizers.md", "(the last line; predicted (0.84) in [Optimizers in depth](optimizers-in-depth.md#")
     table = minibatch_table()
     measured = table["momentum 0.9, lr 0.05"][1] / table["SGD, lr 0.5"][1]  # means over 20 seeds
     assert abs((1 - measured) - 1 / 6) < 0.03 and 0.76 < measured < 1, "between the steepest direction's and no gap"
@@ -221,6 +229,8 @@ def test_momentums_floor_is_about_a_sixth_below_sgds_at_the_equivalent_rate():
     )
     per_seed, error, lower = float(found[1]), float(found[2]), int(found[3])
     assert abs((1 - per_seed) - 1 / 6) < 0.03 and per_seed + 3 * error < 1, "a sixth below, and clear of no gap"
+    assert says("optimizers-in-depth.md", f"beside the measured ${per_seed:.2f} \\pm {error:.2f}$")
+    assert abs(whole_run - per_seed) < 2 * error, "the whole-run model within two standard errors of the run"
     assert lower >= 15 and coin_tosses_as_lopsided(lower, 20) < 0.05, "lower on more seeds than coin tosses give"
 
 
