@@ -34,17 +34,16 @@ def test_a_chain_of_slopes_near_a_fifth_vanishes():
         y = math.tanh(2 * y)
     slope = 2 * (1 - y**2)  # one layer's slope at the chain's fixed point
     first = 2 * (1 - math.tanh(2 * 1.5) ** 2)  # the first layer's, at y = 1.5
-    assert round(slope, 3) == 0.166 and round(first, 4) == 0.0197
-    estimate = 0.0197 * 0.166**19
-    assert f"{estimate:.1e}" == "3.0e-17" and abs(estimate / (first * slope**19) - 1) < 0.05
-    assert says("chain-rule.md", "has slope 0.0197, the other 19 settle near 0.166 (exercise 4):")
-    assert says(
-        "chain-rule.md",
-        "$0.0197 \\times 0.166^{19} \\approx 3.0 \\times 10^{-17}$; the printed chain is a little lower",
-    )
+    assert round(first, 4) == 0.0197 and says("chain-rule.md", "at $y = 1.5$, has slope 0.0197; then $y$ settles")
+    assert math.isclose(y, math.tanh(2 * y)) and says("chain-rule.md", f"settles near {y:.4f}, which $\\tanh(2y)$")
+    assert says("chain-rule.md", f"where the other 19 have slope $2(1 - y^2) \\approx {slope:.4f}$")
+    estimate = 0.0197 * 0.1664**19
+    assert f"{estimate:.1e}" == f"{first * slope**19:.1e}" == "3.1e-17", "the rounded product is the exact one's"
+    assert says("chain-rule.md", "$0.0197 \\times 0.1664^{19} \\approx 3.1 \\times 10^{-17}$, a little above")
     page = prose.source("part-3/chain-rule.md")
     printed = float(re.search(r"^plain chain: +dy/dx = (\S+)$", page, re.M).group(1))
     assert printed < estimate and f"{printed:.0e}" == "3e-17", "the printed chain is a little lower than the estimate"
+    assert f"{first * slope**19:.3e}" in page, "exercise 4 prints the same product"
 
 
 def test_how_long_a_spike_stays_in_adams_averages():
