@@ -424,6 +424,7 @@ def test_the_best_step_balances_the_errors_for_the_forward_difference_and_halves
 def test_a_weight_matrix_jacobian_would_hold_4096_cubed_entries_per_token():
     entries = 4096 * 4096**2  # outputs times the entries of W
     assert f"{entries:.0e}" == "7e+10"
+    assert says("gradients.md", "its $4096^2$ entries flattened into one input vector")
     assert says("gradients.md", "$J$ would have $4096^3 \\approx 7 \\times 10^{10}$ entries per token")
 
 
