@@ -272,7 +272,7 @@ def test_over_twenty_seeds_warm_up_helps_at_the_high_peak_and_is_a_coin_toss_at_
     assert says("schedules.md", "At 0.01 no difference shows: 14 of 20 seeds end within 0.005, consistent with")
     assert says(
         "optimizers-in-depth.md",
-        "shows no difference over 20 seeds (on 14, the runs with and without warm-up end within 0.005)",
+        "shows no detectable difference over 20 seeds (on 14, the runs with and without warm-up end within 0.005)",
     )
 
 
