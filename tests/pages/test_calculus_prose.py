@@ -39,7 +39,7 @@ def test_a_chain_of_slopes_near_a_fifth_vanishes():
     assert says("chain-rule.md", f"where the other 19 have slope $2(1 - y^2) \\approx {slope:.4f}$")
     estimate = 0.0197 * 0.1664**19
     assert f"{estimate:.1e}" == f"{first * slope**19:.1e}" == "3.1e-17", "the rounded product is the exact one's"
-    assert says("chain-rule.md", "$0.0197 \\times 0.1664^{19} \\approx 3.1 \\times 10^{-17}$, a little above")
+    assert says("chain-rule.md", "$0.0197 \\times 0.1664^{19} \\approx 3.1 \\times 10^{-17}$, above the printed")
     page = prose.source("part-3/chain-rule.md")
     printed = float(re.search(r"^plain chain: +dy/dx = (\S+)$", page, re.M).group(1))
     assert printed < estimate and f"{printed:.0e}" == "3e-17", "the printed chain is a little lower than the estimate"
@@ -185,7 +185,7 @@ def test_adam_is_lowest_early_and_rises_to_its_floor_as_v_hat_forgets_the_early_
     assert shrink > adam[1] / adam[0] > 1.2, "the rise is Adam's step growing as v hat forgets"
     assert says("optimizers.md", "and rises as $\\hat v$ forgets the early, larger gradients")
     step = [np.mean(0.05 / sqrt_v_hat[t][:, 0]) for t in (99, 1999)]  # eta / sqrt(v hat), steepest direction
-    assert says("optimizers.md", f"on the steepest weight: {step[0]:.2f} at step 100, {step[1]:.2f} at step 2,000).")
+    assert says("optimizers.md", f"on the steepest weight: {step[0]:.2f} at step 100, {step[1]:.2f} at 2,000).")
 
 
 def settled_variance(eta: float, mu: float, a: float) -> float:
@@ -424,7 +424,7 @@ def test_the_best_step_balances_the_errors_for_the_forward_difference_and_halves
 def test_a_weight_matrix_jacobian_would_hold_4096_cubed_entries_per_token():
     entries = 4096 * 4096**2  # outputs times the entries of W
     assert f"{entries:.0e}" == "7e+10"
-    assert says("gradients.md", "its $4096^2$ entries flattened into one input vector")
+    assert says("gradients.md", "weight matrix, flattened into a vector of $4096^2$ inputs")
     assert says("gradients.md", "$J$ would have $4096^3 \\approx 7 \\times 10^{10}$ entries per token")
 
 
