@@ -265,7 +265,7 @@ def test_over_twenty_seeds_warm_up_helps_at_the_high_peak_and_is_a_coin_toss_at_
     lopsided = 2 * sum(math.comb(20, k) for k in range(16, 21))
     assert f"{lopsided:,} of the 2**20 outcomes, 1 in 85" in prose.source("part-3/schedules.md")
     assert says("schedules.md", "and ends higher on 16 of 20. Were warm-up irrelevant, each seed would be a coin toss")
-    assert says("schedules.md", "16 or more of 20 the same way comes up about once in 85 tries (the last line counts)")
+    assert says("schedules.md", "16 or more of 20 the same way comes up about once in 85 tries (the last line).")
     assert low["higher"] == 11 and coin_tosses_as_lopsided(11, 20) > 0.5, "a split coin tosses give most of the time"
     assert low["within 0.005"] == 14 and high["within 0.005"] == 2, "the fold's two near-ties at 0.1"
     assert low["median gap"] < high["median gap"] / 10
@@ -392,7 +392,12 @@ def test_the_autograd_helpers_the_page_names_are_all_of_them():
 
     helpers = [name for name, f in inspect.getmembers(autograd, inspect.isfunction) if name.startswith("_")]
     assert sorted(helpers) == ["_exp", "_exponent", "_power", "_power_slope"]
-    assert says("autodiff.md", "`_power`, `_exp`, `_exponent` and `_power_slope` handle edge cases (the fold)")
+    fold = (
+        "`_power` and `_exp` are `a ** n` and `math.exp`",
+        "`_exponent` checks that",
+        "`_power_slope` is $n a^{n-1}$",
+    )
+    assert all(says("autodiff.md", sentence) for sentence in fold), "the helpers' fold names each one"
 
 
 def test_momentum_builds_a_steady_gradient_tenfold_and_keeps_an_alternating_one_near_half():
