@@ -4,7 +4,7 @@ An optimizer owns a list of parameters (NumPy float arrays) and changes them **i
 ``step(grads)`` is called with one gradient per parameter, in the same order and of the same shapes.
 In place matters: a model that holds these arrays sees the new values without being told.
 
-* ``SGD`` -- $\theta \leftarrow \theta - \eta\, v$ with the velocity $v \leftarrow \mu v + g$
+* ``SGD`` -- $\theta \leftarrow \theta - \eta\, m$ with the velocity $m \leftarrow \mu m + g$
   (PyTorch's form of momentum; $\mu = 0$ is plain gradient descent).
 * ``Adam`` -- Kingma & Ba (2015), Algorithm 1: running averages of $g$ and $g^2$, corrected for
   their start at zero, give each entry its own step size.
@@ -85,10 +85,10 @@ class SGD(Optimizer):
 
     With learning rate $\eta$ and momentum $\mu$, each step does, for every parameter,
 
-    $$v \leftarrow \mu v + g, \qquad \theta \leftarrow \theta - \eta v,$$
+    $$m \leftarrow \mu m + g, \qquad \theta \leftarrow \theta - \eta m,$$
 
-    with $v$ starting at 0 (PyTorch's form, without dampening or Nesterov). With $\mu = 0$ this is
-    plain gradient descent, $\theta \leftarrow \theta - \eta g$.
+    with the velocity $m$ (the attribute ``velocity``) starting at 0 (PyTorch's form, without dampening or
+    Nesterov). With $\mu = 0$ this is plain gradient descent, $\theta \leftarrow \theta - \eta g$.
 
     Parameters
     ----------
@@ -105,9 +105,9 @@ class SGD(Optimizer):
     >>> import numpy as np
     >>> w = np.array([1.0])
     >>> opt = SGD([w], lr=0.1, momentum=0.9)
-    >>> opt.step([np.array([1.0])]); w      # v = 1
+    >>> opt.step([np.array([1.0])]); w      # m = 1
     array([0.9])
-    >>> opt.step([np.array([1.0])]); w      # v = 0.9 * 1 + 1 = 1.9
+    >>> opt.step([np.array([1.0])]); w      # m = 0.9 * 1 + 1 = 1.9
     array([0.71])
     """
 
@@ -119,10 +119,10 @@ class SGD(Optimizer):
 
     def _step(self, grads):  # the gradients, as Optimizer.step checked them
         self.t += 1
-        for p, g, v in zip(self.params, grads, self.velocity):
-            v *= self.momentum
-            v += g  # v = mu * v + g
-            p -= self.lr * v  # in place: the caller's array changes
+        for p, g, m in zip(self.params, grads, self.velocity):
+            m *= self.momentum
+            m += g  # m = mu * m + g
+            p -= self.lr * m  # in place: the caller's array changes
 
     # --8<-- [end:SGD]
 

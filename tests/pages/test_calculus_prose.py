@@ -34,17 +34,16 @@ def test_a_chain_of_slopes_near_a_fifth_vanishes():
         y = math.tanh(2 * y)
     slope = 2 * (1 - y**2)  # one layer's slope at the chain's fixed point
     first = 2 * (1 - math.tanh(2 * 1.5) ** 2)  # the first layer's, at y = 1.5
-    assert round(slope, 3) == 0.166 and round(first, 4) == 0.0197
-    estimate = 0.0197 * 0.166**19
-    assert f"{estimate:.1e}" == "3.0e-17" and abs(estimate / (first * slope**19) - 1) < 0.05
-    assert says("chain-rule.md", "has slope 0.0197, the other 19 settle near 0.166 (exercise 4):")
-    assert says(
-        "chain-rule.md",
-        "$0.0197 \\times 0.166^{19} \\approx 3.0 \\times 10^{-17}$; the printed chain is a little lower",
-    )
+    assert round(first, 4) == 0.0197 and says("chain-rule.md", "at $y = 1.5$, has slope 0.0197; then $y$ settles")
+    assert math.isclose(y, math.tanh(2 * y)) and says("chain-rule.md", f"settles near {y:.4f}, which $\\tanh(2y)$")
+    assert says("chain-rule.md", f"where the other 19 have slope $2(1 - y^2) \\approx {slope:.4f}$")
+    estimate = 0.0197 * 0.1664**19
+    assert f"{estimate:.1e}" == f"{first * slope**19:.1e}" == "3.1e-17", "the rounded product is the exact one's"
+    assert says("chain-rule.md", "$0.0197 \\times 0.1664^{19} \\approx 3.1 \\times 10^{-17}$, above the printed")
     page = prose.source("part-3/chain-rule.md")
     printed = float(re.search(r"^plain chain: +dy/dx = (\S+)$", page, re.M).group(1))
     assert printed < estimate and f"{printed:.0e}" == "3e-17", "the printed chain is a little lower than the estimate"
+    assert f"{first * slope**19:.3e}" in page, "exercise 4 prints the same product"
 
 
 def test_how_long_a_spike_stays_in_adams_averages():
@@ -185,6 +184,8 @@ def test_adam_is_lowest_early_and_rises_to_its_floor_as_v_hat_forgets_the_early_
     # Adam's steps, eta / sqrt(v hat), grew from step 100 on by more than the loss rose to its floor
     assert shrink > adam[1] / adam[0] > 1.2, "the rise is Adam's step growing as v hat forgets"
     assert says("optimizers.md", "and rises as $\\hat v$ forgets the early, larger gradients")
+    step = [np.mean(0.05 / sqrt_v_hat[t][:, 0]) for t in (99, 1999)]  # eta / sqrt(v hat), steepest direction
+    assert says("optimizers.md", f"on the steepest weight: {step[0]:.2f} at step 100, {step[1]:.2f} at 2,000).")
 
 
 def settled_variance(eta: float, mu: float, a: float) -> float:
@@ -208,9 +209,17 @@ def test_momentums_floor_is_about_a_sixth_below_sgds_at_the_equivalent_rate():
     assert says("optimizers-in-depth.md", "The mini-batch run has $\\eta' a = 0.5$ along its steepest direction,")
     assert says("optimizers-in-depth.md", "where the ratio is 0.76.") and math.isclose(0.05 / (1 - 0.9) * 1.0**2, 0.5)
     assert says(
-        "optimizers-in-depth.md", "Along that run's steepest direction, momentum's noise floor is 0.76 of SGD's"
+        "optimizers-in-depth.md",
+        "the constant-noise model of the fold puts momentum's noise floor at 0.76 of SGD's",
     )
-    assert says("optimizers.md", "(the last line; derived in [Optimizers in depth](optimizers-in-depth.md#momentum")
+    # The whole run: the excess loss sums a V / 2 over its ten curvatures a = s**2 (features of sizes 1 to 0.1),
+    # each direction's noise (a feature times the residual) of variance proportional to a.
+    curvatures = np.logspace(0, -1, 10) ** 2
+    whole_run = sum(a * settled_variance(eta, mu, a) * a for a in curvatures) / sum(
+        a * settled_variance(0.5, 0.0, a) * a for a in curvatures
+    )
+    assert round(whole_run, 2) == 0.84 and says("optimizers-in-depth.md", "the model gives 0.84, beside the measured")
+    assert says("optimizers.md", "(the last line; predicted (0.84) in [Optimizers in depth](optimizers-in-depth.md#")
     table = minibatch_table()
     measured = table["momentum 0.9, lr 0.05"][1] / table["SGD, lr 0.5"][1]  # means over 20 seeds
     assert abs((1 - measured) - 1 / 6) < 0.03 and 0.76 < measured < 1, "between the steepest direction's and no gap"
@@ -221,6 +230,8 @@ def test_momentums_floor_is_about_a_sixth_below_sgds_at_the_equivalent_rate():
     )
     per_seed, error, lower = float(found[1]), float(found[2]), int(found[3])
     assert abs((1 - per_seed) - 1 / 6) < 0.03 and per_seed + 3 * error < 1, "a sixth below, and clear of no gap"
+    assert says("optimizers-in-depth.md", f"beside the measured ${per_seed:.2f} \\pm {error:.2f}$")
+    assert abs(whole_run - per_seed) < 2 * error, "the whole-run model within two standard errors of the run"
     assert lower >= 15 and coin_tosses_as_lopsided(lower, 20) < 0.05, "lower on more seeds than coin tosses give"
 
 
@@ -254,14 +265,14 @@ def test_over_twenty_seeds_warm_up_helps_at_the_high_peak_and_is_a_coin_toss_at_
     lopsided = 2 * sum(math.comb(20, k) for k in range(16, 21))
     assert f"{lopsided:,} of the 2**20 outcomes, 1 in 85" in prose.source("part-3/schedules.md")
     assert says("schedules.md", "and ends higher on 16 of 20. Were warm-up irrelevant, each seed would be a coin toss")
-    assert says("schedules.md", "16 or more of 20 the same way comes up about once in 85 tries (the last line counts)")
+    assert says("schedules.md", "16 or more of 20 the same way comes up about once in 85 tries (the last line).")
     assert low["higher"] == 11 and coin_tosses_as_lopsided(11, 20) > 0.5, "a split coin tosses give most of the time"
     assert low["within 0.005"] == 14 and high["within 0.005"] == 2, "the fold's two near-ties at 0.1"
     assert low["median gap"] < high["median gap"] / 10
     assert says("schedules.md", "At 0.01 no difference shows: 14 of 20 seeds end within 0.005, consistent with")
     assert says(
         "optimizers-in-depth.md",
-        "shows no difference over 20 seeds (on 14, the runs with and without warm-up end within 0.005)",
+        "shows no detectable difference over 20 seeds (on 14, the runs with and without warm-up end within 0.005)",
     )
 
 
@@ -381,7 +392,12 @@ def test_the_autograd_helpers_the_page_names_are_all_of_them():
 
     helpers = [name for name, f in inspect.getmembers(autograd, inspect.isfunction) if name.startswith("_")]
     assert sorted(helpers) == ["_exp", "_exponent", "_power", "_power_slope"]
-    assert says("autodiff.md", "`_power`, `_exp`, `_exponent` and `_power_slope` handle edge cases (the fold)")
+    fold = (
+        "`_power` and `_exp` are `a ** n` and `math.exp`",
+        "`_exponent` checks that",
+        "`_power_slope` is $n a^{n-1}$",
+    )
+    assert all(says("autodiff.md", sentence) for sentence in fold), "the helpers' fold names each one"
 
 
 def test_momentum_builds_a_steady_gradient_tenfold_and_keeps_an_alternating_one_near_half():
@@ -413,6 +429,7 @@ def test_the_best_step_balances_the_errors_for_the_forward_difference_and_halves
 def test_a_weight_matrix_jacobian_would_hold_4096_cubed_entries_per_token():
     entries = 4096 * 4096**2  # outputs times the entries of W
     assert f"{entries:.0e}" == "7e+10"
+    assert says("gradients.md", "weight matrix, flattened into a vector of $4096^2$ inputs")
     assert says("gradients.md", "$J$ would have $4096^3 \\approx 7 \\times 10^{10}$ entries per token")
 
 
