@@ -114,7 +114,10 @@ def _forward_cached(params, tokens, n_heads, cache, activation="relu", tie_embed
         P = block_params(params, layer)
         a = norm(P, "ln1", x)[0]
         q, k, v = (_split_heads(a @ P[w], n_heads) for w in ("W_Q", "W_K", "W_V"))  # (h, m, d_head)
-        if start:  # keys and values of the earlier tokens, computed once
+        # keys and values of the earlier tokens, computed once; concatenating copies the n rows kept, O(n d) per
+        # block and token: the order of attention's 2 n d, so the counts stand (an array of max_len rows filled
+        # in place would copy only the new ones)
+        if start:
             k = np.concatenate([cache["keys"][layer], k], axis=-2)
             v = np.concatenate([cache["values"][layer], v], axis=-2)
         cache["keys"][layer], cache["values"][layer] = k, v

@@ -11,8 +11,8 @@ $$\operatorname{SwiGLU}(x) = \left(\operatorname{SiLU}(x W_g) \odot x W_u\right)
 
 a gated feed-forward layer; and RoPE, which turns feature pair $r$ of a query or key row at position $i$ by
 the angle $i\omega_r$, $\omega_r = \text{base}^{-2r/d_{\text{head}}}$, so that a query at $i$ and a key at
-$j$ meet through $R_{i\omega_r} R_{j\omega_r}^\top = R_{(i - j)\omega_r}$: the score depends on the positions
-only through $i - j$. (The others, grouped-query attention, linear layers without biases and an untied $W_U$,
+$j$ meet through $R_{i\omega_r}^\top R_{j\omega_r} = R_{(j - i)\omega_r}$ (rows turned by $R^\top$, as in
+``apply_rope``): the score depends on the positions only through $i - j$. (The others, grouped-query attention, linear layers without biases and an untied $W_U$,
 change shapes, not functions. The KV cache is no difference between them: both are decoded with it,
 ``transformer_math.kv_cache``.)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -95,3 +96,11 @@ def test_the_early_stripe_is_mostly_position_in_one_head_and_half_in_the_other()
     assert np.all(np.round(base, 2) == 0.09) and says("above the 0.09 of step 0 where nothing repeats")
     assert positional[0] > 2 * token[0] and 0.5 < positional[1] / token[1] < 2
     assert says("mostly position in head 2.1 and about half position in head 2.2")
+
+
+def test_head_1_1s_direct_effect_is_the_one_its_path_row_prints():
+    """The prose's "path 1.1: -0.03" is the page's printed path table: anti-copying, and tiny."""
+    row = re.search(r"^1\.1 +(-?\d\.\d\d) +(-?\d\.\d\d)$", prose.source("part-4/depth.md"), flags=re.M)
+    first, second = float(row[1]), float(row[2])
+    assert -0.05 < second < 0 and abs(first) < 0.05
+    assert says(f"which is tiny (path 1.1: \N{MINUS SIGN}{abs(second):.2f} on the second copy)")

@@ -27,3 +27,15 @@ def test_head_2_reads_the_word_before_the_later_thes_softly():
         f'head 2\'s largest weight, {shares[0]:.2f} and {shares[1]:.2f}, is on the word just before, "on" and "mat"',
     )
     assert prose.says("part-4/training.md", "the rest is spread over the other words")
+
+
+def test_the_look_back_forms_in_row_5_first_and_in_row_7_later():
+    """The slider's snapshots: head 2's weight of row 5 on "on" has risen most of its way by step 15 (from 0.09 to
+    0.25 of 0.40), row 7's on "mat" is still near a uniform seventh at step 30 and near its final value at 75."""
+    seen = training_run()[1]
+    row_5, row_7 = ({step: float(seen[step][1][i, i - 1]) for step in seen} for i in (4, 6))
+    assert row_5[15] - row_5[0] > 0.5 * (row_5[300] - row_5[0]) and row_5[15] > 1 / 5 + 0.04
+    assert row_7[30] < 1 / 7 + 0.03 and row_7[75] > 0.9 * row_7[300]
+    assert prose.says(
+        "part-4/training.md", "The look-back forms in row 5 by step 15, in row 7 between steps 30 and 75."
+    )

@@ -65,15 +65,24 @@ def test_the_gap_between_training_and_held_out_loss_grows(runs):
     assert gap[-1] > 2 * gap[0] and np.all(val > train)
     assert says(f"On the 256 windows the curves read, the training loss ends {gap[-1]:.2f} below")
     assert writer.EVAL_WINDOWS == 256
+    n = writer.RECIPE["seq_len"]  # the held-out loss reads consecutive windows: context 0 .. n - 1, mean (n - 1) / 2
+    assert says(f"consecutive windows of {n} characters, each character predicted from the 0 to {n - 1} before")
+    assert round((n - 1) / 2) == 32 and says("about 32 on average")
     r = writer.RECIPE  # the first evaluation comes a sixth of a pass in
     passes = step[0] * r["batch_size"] * r["seq_len"] / len(writer.shakespeare()[0])
     assert round(6 * passes) == 1 and says("a sixth of a pass in")
+    assert says(f"The gap is {gap[0]:.2f} at the first evaluation")
     held_out, training = ladder.counted_bigram()  # the held-out play's own difficulty, with nothing memorised
-    assert f"{gap[0]:.2f}" == f"{held_out - training:.2f}"
-    assert says(f"The gap is {gap[0]:.2f} at the first evaluation") and says(f"shows the same {gap[0]:.2f}")
+    assert f"{gap[0]:.2f}" == f"{held_out - training:.2f}" and says("the [ladder](ladder.md#the-experiment)'s")
+    assert says(f"stretch gives {held_out - training:.2f})")
+    whole = re.search(
+        r"held-out play (\d\.\d+), gap (\d\.\d+)", prose.source("part-4/a-model-that-writes.md")
+    )  # the fold's bigram on all training plays
+    assert abs(float(whole[2]) - gap[0]) < 0.02 and says(
+        f"A gap of {float(whole[2]):.2f}, near the model's {gap[0]:.2f}"
+    )
     assert says(f"It grows to {gap[-1]:.2f}, so, if the play's extra difficulty stays near {gap[0]:.2f}, about")
     assert says(f"about {gap[-1] - gap[0]:.1f} is the model fitting the training plays")
-    assert says("[two chapters on](ladder.md#the-experiment)")
     tail = val[int(0.6 * len(val)) :]  # the last 40 % of the run: still falling, more slowly than the training loss
     assert tail[0] - tail[-1] > 0.03 and train[int(0.6 * len(val))] - train[-1] > tail[0] - tail[-1]
     assert says("The held-out loss still falls, more slowly than the training loss.")
