@@ -185,7 +185,7 @@ def test_adam_is_lowest_early_and_rises_to_its_floor_as_v_hat_forgets_the_early_
     assert shrink > adam[1] / adam[0] > 1.2, "the rise is Adam's step growing as v hat forgets"
     assert says("optimizers.md", "and rises as $\\hat v$ forgets the early, larger gradients")
     step = [np.mean(0.05 / sqrt_v_hat[t][:, 0]) for t in (99, 1999)]  # eta / sqrt(v hat), steepest direction
-    assert says("optimizers.md", f"on the steepest weight: {step[0]:.2f} at step 100, {step[1]:.2f} at 2,000).")
+    assert says("optimizers.md", f"on the steepest weight grows from {step[0]:.2f} at step 100 to {step[1]:.2f} at 2,000)")
 
 
 def settled_variance(eta: float, mu: float, a: float) -> float:

@@ -62,7 +62,7 @@ def test_the_verdicts_in_words_are_the_tables(results):
     assert (norm["per_seed"] < 0).sum() == 4 and norm["p"] < 0.05 <= norm["holm"]  # four of five; passes alone
     half = ladder.t_point(0.05, norm["df"]) * math.hypot(norm["seed_se"], norm["text_se"])
     assert norm["mean"] + half < 0  # "LayerNorm's [interval] stays clear of 0"
-    assert says("its line in the figure stays clear of 0: tested alone it would pass, but it falls short of the bar")
+    assert says("its line in the figure stays clear of 0: tested\nalone it would pass, but as the sixth clearest of seven it must pass at $5\\,\\% / 2$, and falls short.")
     rank = sorted(r["p"] for r in results.values()).index(norm["p"])  # 0 for the smallest p
     assert rank == 5 and 0.05 / 2 < norm["p"] < 0.05  # Holm's bar for the sixth smallest of seven is 0.05 / 2
     assert says("its $p$ is the sixth smallest of seven, so Holm's bar for it is $0.05 / 2$")
@@ -84,6 +84,8 @@ def test_the_thresholds_in_words_are_students(results):
     assert all(4 < df < 4.6 for df in close)
     assert f"{ladder.t_point(0.05, 4):.1f}" == "2.8" and f"{ladder.t_point(0.05 / 7, 4):.1f}" == "5.1"
     assert says("clears 2.8 (at $\\nu \\approx 4$, tested alone) and, as the first of Holm's seven, 5.1")
+    assert says("the bar is 2 to 3 standard\nerrors (2.8 for the close steps)")
+    assert says("the clearest step must pass at $5\\,\\% / 7$ (a bar of 5.1)")
 
 
 def test_no_rung_memorises_as_the_prose_says():

@@ -16,7 +16,7 @@ says = prose.says
 
 def test_gpt2s_first_loss_is_ln_v_plus_half_the_logit_variance():
     s = 0.02 * math.sqrt(768)  # LayerNorm outputs of mean square 1 times 768 tied weights of sigma 0.02
-    assert says("part-2/information.md", f"GPT-2 small starts with $s \\approx {s:.2f}$")
+    assert says("part-2/information.md", f"$s \\approx 0.02\\sqrt{{768}} \\approx {s:.2f}$")
     assert says("part-2/information.md", "$768 \\cdot 0.02^2$")  # the fold's variance, s squared
     assert says("part-2/information.md", f"first loss is near {math.log(50_257) + s**2 / 2:.2f}")
     assert says("part-2/information.md", "For GPT-2's 50,257 tokens")
@@ -133,3 +133,11 @@ def test_the_map_counts_the_lines_of_its_forward_pass():
     block = re.search(r"```python\n(.*?)```", prose.source("what-a-gpt-computes.md"), re.S)
     lines = sum(1 for line in block.group(1).splitlines() if line.strip())
     assert says("what-a-gpt-computes.md", f"one picture and {lines} lines of NumPy")
+
+
+def test_a_copying_score_of_one_can_lower_an_own_logit():
+    """reading-a-head's counterexample: eigenvalues 1 and 1 (a score of 1), yet a negative diagonal entry."""
+    M = np.array([[-1.0, 4.0], [-1.0, 3.0]])
+    assert np.allclose(np.linalg.eigvals(M), [1.0, 1.0]) and M[0, 0] < 0
+    assert says("part-1/reading-a-head.md", "$\\begin{pmatrix}-1 & 4\\\\ -1 & 3\\end{pmatrix}$ has")
+    assert says("part-1/reading-a-head.md", "eigenvalues 1 and 1 (`np.linalg.eigvals` finds them), so it scores 1")
