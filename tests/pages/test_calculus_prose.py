@@ -357,7 +357,7 @@ def test_adamw_with_exact_gradients_settles_where_the_gradient_is_negligible_but
         "optimizers-in-depth.md",
         "holds only where $|\\nabla L| = \\epsilon\\lambda|\\theta| / (1 - \\lambda|\\theta|)$, with the sign opposite",
     )
-    assert says("optimizers-in-depth.md", "except within a hair of the faces $|\\theta| = 1/\\lambda$ of the box below")
+    assert says("optimizers-in-depth.md", "except within a hair of $|\\theta| = 1/\\lambda$, where a gradient of any size is balanced")
 
 
 def test_adamws_noisy_fixed_point_misses_by_more_than_the_runs_noise():
@@ -429,7 +429,7 @@ def test_on_the_valley_tuned_momentum_reaches_1e_12_where_the_best_plain_run_rea
     tuned_lr, tuned_mu = 4 / (1 + 5) ** 2, ((5 - 1) / (5 + 1)) ** 2  # Polyak's rule for curvatures 1 and 25
     assert math.isclose(tuned_lr, 1 / 9) and math.isclose(tuned_mu, 4 / 9)
     assert says("optimizers.md", "its steps up to ten times longer; the *heavy ball*, momentum tuned to the valley")
-    assert says("optimizers.md", "$\\mu = 4/9$, [derived in depth]")
+    assert says("optimizers.md", "$\\mu = 4/9$, [in depth]")
     assert says("optimizers.md", "reaches about $10^{-12}$, against 0.0075 for the best plain run")
 
 
