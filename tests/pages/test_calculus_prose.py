@@ -357,7 +357,10 @@ def test_adamw_with_exact_gradients_settles_where_the_gradient_is_negligible_but
         "optimizers-in-depth.md",
         "holds only where $|\\nabla L| = \\epsilon\\lambda|\\theta| / (1 - \\lambda|\\theta|)$, with the sign opposite",
     )
-    assert says("optimizers-in-depth.md", "except within a hair of $|\\theta| = 1/\\lambda$, where a gradient of any size is balanced")
+    assert says(
+        "optimizers-in-depth.md",
+        "except within a hair of $|\\theta| = 1/\\lambda$, where a gradient of any size is balanced",
+    )
 
 
 def test_adamws_noisy_fixed_point_misses_by_more_than_the_runs_noise():
