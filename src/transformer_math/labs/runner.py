@@ -51,6 +51,7 @@ from transformer_math.labs.cases import Case, changed, changed_argument, fresh_g
 from transformer_math.labs.diagnose import compare, compare_parts
 from transformer_math.labs.guard import WriteItYourself, guarded
 from transformer_math.labs.submitted import refusal
+from transformer_math.labs.timing import timed
 
 __all__: list[str] = []
 
@@ -212,7 +213,9 @@ class FunctionCheck:
         self.runs += 1
         rng = fresh_generator(name, self.runs)
         for _ in range(8):
-            others = [c for c, fixed in zip(self.cases(rng), cases) if different(c, fixed)]
+            # never a wide case: it is there for its size, and the case drawn anew stays one of the varied ones
+            drawn = zip(self.cases(rng), cases)
+            others = [c for c, fixed in drawn if c.time_limit is None and different(c, fixed)]
             if others:
                 break
         else:
@@ -227,16 +230,20 @@ class FunctionCheck:
         call = self.call or (lambda f, *args, **kwargs: f(*args, **kwargs))
         watched = self.watch(function) if self.watch else ()
         entry = function if isinstance(function, type) else Learners(function)  # its call counts as the learner's
-        result, seen = call_guarded(
-            lambda: call(entry, *given.args, **given.kwargs),
-            (),
-            {},
-            self.own,
-            self.allowed,
-            self.loops,
-            watched,
-            self.budget,
-            self.derived,
+        limit = pristine.time_limit  # the reference timed just before: the same machine, the same load
+        fastest = limit.reference_seconds(self.reference, pristine) if limit else 0.0
+        (result, seen), took = timed(
+            lambda: call_guarded(
+                lambda: call(entry, *given.args, **given.kwargs),
+                (),
+                {},
+                self.own,
+                self.allowed,
+                self.loops,
+                watched,
+                self.budget,
+                self.derived,
+            )
         )
         names = [n for n in self.names if n not in self.mutates]
         kept = Case(
@@ -261,6 +268,9 @@ class FunctionCheck:
             lines = compare(result, expected, **options)
         if lines:
             raise Verdict("Wrong", *lines)
+        slow = limit and limit.refusal(took, fastest, pristine)
+        if slow:
+            raise Verdict("Wrong", slow)
         if self.verify is not None:
             lines = self.verify(result, pristine, seen)
             if lines:

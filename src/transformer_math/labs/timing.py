@@ -1,0 +1,79 @@
+r"""The work budget of a wide case: the learner's call against the reference, timed in the same process.
+
+A gradient measured rather than derived -- finite differences of any order, a complex step, dual numbers --
+needs one forward evaluation for each entry of the input, so that its work grows as the square of a row's width
+($N V^2$ for the cross entropy's gradient, $N d^2$ for LayerNorm's), where the closed form's grows as the width
+($N V$, $N d$). No tolerance can tell a careful measurement from the closed form, and a vectorised one runs few
+Python steps; its time on a wide case tells them apart. ``TimeLimit`` is that case's option (``Case.time_limit``):
+the runner times the reference on the case, best of ``REPEATS``, just before the learner's call, and refuses the
+call if it took longer than ``max(FLOOR, TIMES`` × the reference's time``)``.
+
+Times are CPU seconds of the process (``time.process_time``), not wall time: another program busy on the same
+cores slows the two alike, and little. The floor is far above what any closed form takes (a millisecond or less, with the guard's
+trace of the learner's lines), far below what a measurement takes (90 ms or more on these cases).
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.cases import Case
+>>> from transformer_math.labs.timing import TimeLimit
+>>> budget = TimeLimit("write it in O(d) work per token")
+>>> budget.allowed(0.0002)            # the floor: a closed form takes well under it
+0.015
+>>> print(budget.refusal(0.6, 0.0004, Case((np.zeros((4, 2048)),))))
+on this 4×2048 case your function took 0.6 s of CPU where the closed form takes 0.4 ms: write it in O(d) work per token
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__: list[str] = []
+
+# CPU seconds any call may take on a wide case: honest closed forms take 0.5 to 1.5 ms there (vectorised, einsum,
+# float32, a Python loop over the rows, each traced line by line by the guard), a d×d Jacobian per token 90 ms or
+# more, a measurement 0.25 s or more.
+FLOOR = 0.015
+TIMES = 40  # the limit follows the reference (0.1 to 0.5 ms here) on a slower machine
+REPEATS = 3
+
+
+def timed(call: Callable[[], object]) -> tuple[object, float]:
+    """``call()`` and the CPU seconds it took."""
+    start = time.process_time()
+    result = call()
+    return result, time.process_time() - start
+
+
+def cpu_seconds(call: Callable[[], object]) -> float:
+    return timed(call)[1]
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """A wide case's work budget: the call may take ``max(FLOOR, TIMES × the reference's time)``; ``advice``
+    says, in the refusal, what work the closed form does."""
+
+    advice: str
+
+    def reference_seconds(self, reference: Callable, case) -> float:
+        """The reference's best time of ``REPEATS`` on ``case`` (the first call warms the caches)."""
+        return min(cpu_seconds(lambda: reference(*case.args, **case.kwargs)) for _ in range(REPEATS))
+
+    def allowed(self, reference_seconds: float) -> float:
+        return max(FLOOR, TIMES * reference_seconds)
+
+    def refusal(self, taken: float, reference_seconds: float, case) -> str | None:
+        """What the check says of a call on ``case`` that took ``taken`` seconds, or None if that is within the
+        budget. The case's first argument has its size (``Z``, ``dy``)."""
+        if taken <= self.allowed(reference_seconds):
+            return None
+        size = "×".join(map(str, np.shape(case.args[0])))
+        return (
+            f"on this {size} case your function took {taken:.2g} s of CPU where the closed form takes "
+            f"{reference_seconds * 1e3:.1g} ms: {self.advice}"
+        )
