@@ -51,7 +51,6 @@ from transformer_math.labs.cases import Case, changed, changed_argument, fresh_g
 from transformer_math.labs.diagnose import compare, compare_parts
 from transformer_math.labs.guard import WriteItYourself, guarded
 from transformer_math.labs.submitted import refusal
-from transformer_math.labs.timing import timed
 
 __all__: list[str] = []
 
@@ -115,12 +114,11 @@ def plain(value):
     return value
 
 
-def call_guarded(
-    function, args: tuple, kwargs: dict, own=(), allowed=(), loops=False, watch=(), budget=None, derived=False
-):
-    """``function(*args, **kwargs)`` in the guard: its result and the guard's record; a refusal is a Verdict."""
+def call_guarded(function, args: tuple, kwargs: dict, *options, **named):
+    """``function(*args, **kwargs)`` in the guard (``options``, ``named``: ``guarded``'s): its result and the
+    guard's record; a refusal is a Verdict."""
     error = None
-    with guarded(own, allowed, loops, watch, budget, derived) as seen:
+    with guarded(*options, **named) as seen:
         try:
             result = plain(function(*args, **kwargs))
         except WriteItYourself:
@@ -226,35 +224,31 @@ class FunctionCheck:
         case.about = f"{case.about}, drawn anew at this run" if case.about else "drawn anew at this run"
         return [case]
 
+    def kept(self, case: Case) -> Case:
+        """The arguments of ``case`` the function is not meant to change."""
+        args = tuple(a for n, a in zip(self.names, case.args) if n not in self.mutates)
+        return Case(args, {k: v for k, v in case.kwargs.items() if k not in self.mutates})
+
     def run_case(self, function, given: Case, pristine: Case) -> None:
         call = self.call or (lambda f, *args, **kwargs: f(*args, **kwargs))
         watched = self.watch(function) if self.watch else ()
         entry = function if isinstance(function, type) else Learners(function)  # its call counts as the learner's
-        limit = pristine.time_limit  # the reference timed just before: the same machine, the same load
-        fastest = limit.reference_seconds(self.reference, pristine) if limit else 0.0
-        (result, seen), took = timed(
-            lambda: call_guarded(
-                lambda: call(entry, *given.args, **given.kwargs),
-                (),
-                {},
-                self.own,
-                self.allowed,
-                self.loops,
-                watched,
-                self.budget,
-                self.derived,
-            )
+        limit = pristine.time_limit
+        deadline = limit.deadline(self.reference, pristine) if limit else None  # the reference timed just before
+        result, seen = call_guarded(
+            lambda: call(entry, *given.args, **given.kwargs),
+            (),
+            {},
+            self.own,
+            self.allowed,
+            self.loops,
+            watched,
+            self.budget,
+            self.derived,
+            deadline,
         )
         names = [n for n in self.names if n not in self.mutates]
-        kept = Case(
-            tuple(a for n, a in zip(self.names, given.args) if n not in self.mutates),
-            {k: v for k, v in given.kwargs.items() if k not in self.mutates},
-        )
-        before = Case(
-            tuple(a for n, a in zip(self.names, pristine.args) if n not in self.mutates),
-            {k: v for k, v in pristine.kwargs.items() if k not in self.mutates},
-        )
-        moved = changed_argument(kept, before, names)
+        moved = changed_argument(self.kept(given), self.kept(pristine), names)
         if moved:
             raise Verdict("Wrong", f"your function changed its input {moved}: compute the result in a new array")
         expected = self.reference(*pristine.args, **pristine.kwargs)
@@ -268,9 +262,9 @@ class FunctionCheck:
             lines = compare(result, expected, **options)
         if lines:
             raise Verdict("Wrong", *lines)
-        slow = limit and limit.refusal(took, fastest, pristine)
-        if slow:
-            raise Verdict("Wrong", slow)
+        late = deadline and deadline.late()  # a call the trace could not stop: one long NumPy call
+        if late:
+            raise Verdict("Wrong", late)
         if self.verify is not None:
             lines = self.verify(result, pristine, seen)
             if lines:

@@ -10,7 +10,7 @@ call if it took longer than ``max(FLOOR, TIMES`` × the reference's time``)``.
 
 Times are CPU seconds of the process (``time.process_time``), not wall time: another program busy on the same
 cores slows the two alike, and little. The floor is far above what any closed form takes (a millisecond or less, with the guard's
-trace of the learner's lines), far below what a measurement takes (90 ms or more on these cases).
+trace of the learner's lines), far below what a measurement takes (0.3 s or more on these cases).
 
 Example
 -------
@@ -35,22 +35,18 @@ import numpy as np
 __all__: list[str] = []
 
 # CPU seconds any call may take on a wide case: honest closed forms take 0.5 to 1.5 ms there (vectorised, einsum,
-# float32, a Python loop over the rows, each traced line by line by the guard), a d×d Jacobian per token 90 ms or
-# more, a measurement 0.25 s or more.
+# float32, a Python loop over the rows, each traced line by line by the guard), a d×d Jacobian per token 0.1 s or
+# more, a measurement 0.3 s or more.
 FLOOR = 0.015
-TIMES = 40  # the limit follows the reference (0.1 to 0.5 ms here) on a slower machine
+TIMES = 20  # the limit follows the reference (0.1 to 0.5 ms here) on a slower or busier machine
 REPEATS = 3
 
 
-def timed(call: Callable[[], object]) -> tuple[object, float]:
-    """``call()`` and the CPU seconds it took."""
-    start = time.process_time()
-    result = call()
-    return result, time.process_time() - start
-
-
 def cpu_seconds(call: Callable[[], object]) -> float:
-    return timed(call)[1]
+    """The CPU time of one call, in seconds."""
+    start = time.process_time()
+    call()
+    return time.process_time() - start
 
 
 @dataclass(frozen=True)
@@ -60,20 +56,42 @@ class TimeLimit:
 
     advice: str
 
-    def reference_seconds(self, reference: Callable, case) -> float:
-        """The reference's best time of ``REPEATS`` on ``case`` (the first call warms the caches)."""
-        return min(cpu_seconds(lambda: reference(*case.args, **case.kwargs)) for _ in range(REPEATS))
+    def deadline(self, reference: Callable, case) -> Deadline:
+        """The budget of the learner's call on ``case``: the reference's best time of ``REPEATS`` there, measured
+        now (the first call warms the caches), in the same process, on the same machine under the same load."""
+        fastest = min(cpu_seconds(lambda: reference(*case.args, **case.kwargs)) for _ in range(REPEATS))
+        return Deadline(self, fastest, case)
 
     def allowed(self, reference_seconds: float) -> float:
         return max(FLOOR, TIMES * reference_seconds)
 
-    def refusal(self, taken: float, reference_seconds: float, case) -> str | None:
-        """What the check says of a call on ``case`` that took ``taken`` seconds, or None if that is within the
-        budget. The case's first argument has its size (``Z``, ``dy``)."""
+    def refusal(self, taken: float, reference_seconds: float, case, stopped: bool = False) -> str | None:
+        """What the check says of a call on ``case`` that took ``taken`` seconds (and was ``stopped`` there, before
+        its end), or None if that is within the budget. The case's first argument has its size (``Z``, ``dy``)."""
         if taken <= self.allowed(reference_seconds):
             return None
         size = "×".join(map(str, np.shape(case.args[0])))
-        return (
-            f"on this {size} case your function took {taken:.2g} s of CPU where the closed form takes "
-            f"{reference_seconds * 1e3:.1g} ms: {self.advice}"
-        )
+        took = f"was stopped after {taken:.2g} s of CPU" if stopped else f"took {taken:.2g} s of CPU"
+        return f"on this {size} case your function {took} where the closed form takes {reference_seconds * 1e3:.1g} ms: {self.advice}"
+
+
+class Deadline:
+    """One call's work budget. ``guarded`` starts and stops its clock around the call; the trace asks ``late`` between
+    the learner's lines (a measurement is stopped soon after its time is up, not when it ends), the runner once
+    after the call (a single NumPy call cannot be stopped)."""
+
+    def __init__(self, limit: TimeLimit, reference_seconds: float, case) -> None:
+        self.limit, self.reference_seconds, self.case = limit, reference_seconds, case
+        self.began, self.ended = 0.0, None
+
+    def start(self) -> None:
+        self.began, self.ended = time.process_time(), None
+
+    def stop(self) -> None:
+        self.ended = time.process_time()
+
+    def late(self) -> str | None:
+        """The refusal, if the call has taken longer than its budget so far."""
+        stopped = self.ended is None  # asked by the trace, while the call runs
+        taken = (time.process_time() if stopped else self.ended) - self.began
+        return self.limit.refusal(taken, self.reference_seconds, self.case, stopped)
