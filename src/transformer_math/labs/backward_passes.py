@@ -12,7 +12,7 @@ r"""The checks of the lab "Backward passes" (``docs/labs/backward-passes.py``).
   $d_k \ne d_v$, no mask, the causal mask, scattered masks, heads and a batch in front.
 
 ``ce_backward`` and ``layer_norm_backward`` run within a budget of Python steps (a closed form takes tens) that
-a difference for each entry exceeds, and each has a wide case (8 positions of 1024 logits; 4 tokens of 2048) with a
+a difference for each entry exceeds, and each has a wide case (``WIDE_CE``, ``WIDE_LN``) with a
 work budget (``timing``): a gradient measured one entry at a time, however vectorised, or a d×d Jacobian per token
 takes a hundred times the closed form's time there.
 
