@@ -61,7 +61,7 @@ OWN = ("transformer_math.",)
 CLOSED_FORM = 2_000
 # The wide cases, where a gradient measured one entry at a time (any formula, any precision, vectorised or not)
 # costs a forward pass per entry: N V^2 or N d^2 work, hundreds of times the closed form's N V or N d (timing.py).
-# Their sizes keep what such an attempt needs, all at once, under about 300 MB, and its time under 2 s.
+# Their sizes keep a d×d Jacobian of every token at once near 300 MB; a measurement is stopped soon after its time is up.
 WIDE_CE = (12, 1024)
 WIDE_CE_OPTIONS = {
     "about": "a wide case: within a work budget",
