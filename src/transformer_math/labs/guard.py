@@ -46,7 +46,10 @@ it calls transformer_math.softmax.softmax, the library's version of what this ex
 from __future__ import annotations
 
 import contextlib
+import glob
+import io
 import os
+import stat
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -101,6 +104,7 @@ class Seen:
     calls: dict = field(default_factory=dict)  # watched code object -> how often it ran
     forbidden: frozenset = frozenset()  # names the learner's code may not use for now (``names_refused``)
     forbidden_why: str = ""
+    halted: bool = False  # refused before the call: the learner's function is not run at all
 
     def refuse(self, name: str, message: str) -> WriteItYourself:
         self.refused.append(name)
@@ -130,6 +134,8 @@ class _Hook:
         return known
 
     def __call__(self, frame, event, arg):
+        if self.seen.halted and event == "call" and self.classify(frame)[0] not in ("guard", "neutral"):
+            raise WriteItYourself(self.seen.messages[0])
         if event == "call":
             if frame.f_code in self.watch:
                 self.seen.calls[frame.f_code] = self.seen.calls.get(frame.f_code, 0) + 1
@@ -257,6 +263,10 @@ def guarded(
     that traps (a gradient measured, not derived).
     """
     seen = Seen()
+    alone = not_alone()
+    if alone:
+        seen.refuse("not alone", alone)
+        seen.halted = True
     hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch, derived)
     traced = loops or budget is not None or derived
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
@@ -283,6 +293,100 @@ def guarded(
                 threading.setprofile(previous_threads)
                 _ACTIVE.pop()
             seen.switched_off = current is not hook and not seen.refused
+            helper = not seen.refused and learner_thread()
+            if helper:
+                seen.refuse("a thread", thread_message(helper))
+
+
+ALONE = "a check runs your function alone, in this process"
+
+
+def thread_message(where: str) -> str:
+    return f"a thread started before the check is running your code ({where}); {ALONE}: stop the thread and run the check again"
+
+
+def learner_thread() -> str | None:
+    """A thread other than this one with the learner's code on its stack (a worker started in an earlier cell,
+    waiting on a queue for the learner's function to hand it work): ``its name, in function (line n)``. The
+    threads of Jupyter, IPython and pytest run no code of the notebook's."""
+    me = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        while ident != me and frame is not None:
+            if _notebooks(frame):
+                thread = threading._active.get(ident)  # noqa: SLF001 - the name of a thread by its id
+                name = thread.name if thread is not None else f"thread {ident}"
+                return f"{name}, in {frame.f_code.co_name} (line {frame.f_lineno})"
+            frame = frame.f_back
+    return None
+
+
+_STARTED: list[str] = []  # the processes the notebook's own code started, by where it started them
+
+
+def _live_children(task: str = "*") -> list[int]:
+    """The live child processes of this process's threads (``task``: one thread's id, or all), where Linux says
+    (``/proc/self/task/*/children``); none elsewhere."""
+    found = []
+    for path in glob.glob(f"/proc/self/task/{task}/children"):
+        try:
+            with open(path) as listing:
+                found += [int(pid) for pid in listing.read().split()]
+        except (OSError, ValueError):
+            continue
+    live = []
+    for pid in found:
+        try:
+            with open(f"/proc/{pid}/stat") as status:
+                state = status.read().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X"):  # a zombie has finished: nothing of it runs
+            live.append(pid)
+    return live
+
+
+def not_alone() -> str | None:
+    """Why a check may not start now, or None: another thread runs the learner's code, or a process started
+    before the check is still running (a child of the thread that runs the check, or any child at all once the
+    notebook's own code has started a process). Pytest's and Jupyter's own processes run from other threads."""
+    helper = learner_thread()
+    if helper:
+        return thread_message(helper)
+    children = _live_children(str(threading.get_native_id()))
+    if not children and _STARTED:
+        children = _live_children()
+    if children:
+        pids = ", ".join(map(str, children[:3]))
+        return (
+            f"a process started before the check is still running (pid {pids}); {ALONE}: stop it (or restart the "
+            "kernel) and run the check again"
+        )
+    return None
+
+
+PROCESS_STARTS = ("subprocess.Popen", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.exec")
+
+
+def _note_start(event: str) -> None:
+    """Remember a process the notebook's own code starts (its first caller that is not the standard library or
+    a package: code in ``__main__`` or in globals exec was given)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if _kind(frame.f_code, frame.f_globals) != "neutral":
+            if _notebooks(frame):
+                _STARTED.append(f"{event} in {frame.f_code.co_name} (line {frame.f_lineno})")
+            return
+        frame = frame.f_back
+
+
+def _notebooks(frame) -> bool:
+    """Whether a frame runs the notebook's own code: the learner's, in ``__main__`` or in globals exec was given
+    (not a module of files, such as pytest's tests and their helpers)."""
+    namespace = frame.f_globals
+    name = namespace.get("__name__") if isinstance(namespace, dict) else None
+    if _kind(frame.f_code, namespace) != "learner":
+        return False
+    return name == "__main__" or getattr(sys.modules.get(name), "__dict__", None) is not namespace
 
 
 def _outside(name: str, value) -> str | None:
@@ -300,7 +404,26 @@ def _outside(name: str, value) -> str | None:
         module = getattr(value, "__module__", None)
     if isinstance(module, str) and module.split(".")[0] in OUTSIDE:
         return f"{name} ({module})" if name != module.rpartition(".")[2] else module
+    held = value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else (value,)
+    for part in list(held)[:16]:
+        if _channel(part):
+            return f"{name} (a pipe or socket to another process)"
     return None
+
+
+def _channel(value) -> bool:
+    """Whether ``value`` is a file or socket whose descriptor is a pipe or a socket: a way to hand work to
+    another process (the pipes of a ``subprocess.Popen`` started in an earlier cell)."""
+    if not isinstance(value, io.IOBase) and type(value).__module__ not in ("socket", "_socket"):
+        return False  # only the standard library's files and sockets: no code of the learner's runs here
+    try:
+        descriptor = value.fileno()
+        if not isinstance(descriptor, int):
+            return False
+        mode = os.fstat(descriptor).st_mode
+    except Exception:  # noqa: BLE001 - closed, or no descriptor at all (a StringIO): nothing to talk through
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def uses_forbidden(code, names: frozenset, namespace: dict) -> str | None:
@@ -350,6 +473,8 @@ def _switching():
 
 def _audit(event: str, args) -> None:
     """Refuse, while a check's call runs, what would let the learner's code out of the guard's sight."""
+    if not _ACTIVE and event.startswith(PROCESS_STARTS):
+        _note_start(event)
     if not _ACTIVE or _SWITCHING[0] or not event.startswith(AUDITED) or threading.get_ident() != _ACTIVE[-1].thread:
         return
     if _ACTIVE[-1].refused:  # already refused: CPython switches a hook off itself when the hook raises
