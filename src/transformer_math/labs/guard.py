@@ -52,6 +52,7 @@ import os
 import stat
 import sys
 import threading
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -320,7 +321,8 @@ def learner_thread() -> str | None:
     return None
 
 
-_STARTED: list[str] = []  # the processes the notebook's own code started, by where it started them
+GUIDE = "transformer_math"  # the guide's library: a process it starts is not the notebook's
+_STARTED: list = []  # the processes the notebook's own code started: weak references to their Popen, or None
 
 
 def _live_children(task: str = "*") -> list[int]:
@@ -346,15 +348,16 @@ def _live_children(task: str = "*") -> list[int]:
 
 
 def not_alone() -> str | None:
-    """Why a check may not start now, or None: another thread runs the learner's code, or a process started
-    before the check is still running (a child of the thread that runs the check, or any child at all once the
-    notebook's own code has started a process). Pytest's and Jupyter's own processes run from other threads."""
+    """Why a check may not start now, or None: another thread runs the notebook's code, or a process the
+    notebook's code started before the check is still running (Linux tells; pytest's and Jupyter's own
+    processes are started by their code, not the notebook's)."""
     helper = learner_thread()
     if helper:
         return thread_message(helper)
-    children = _live_children(str(threading.get_native_id()))
-    if not children and _STARTED:
-        children = _live_children()
+    children = _live_children() if _STARTED else []
+    if None not in _STARTED:  # only processes started through a Popen, whose ids are known
+        started = {getattr(owner(), "pid", None) for owner in _STARTED}
+        children = [pid for pid in children if pid in started]
     if children:
         pids = ", ".join(map(str, children[:3]))
         return (
@@ -369,12 +372,18 @@ PROCESS_STARTS = ("subprocess.Popen", "os.posix_spawn", "os.spawn", "os.fork", "
 
 def _note_start(event: str) -> None:
     """Remember a process the notebook's own code starts (its first caller that is not the standard library or
-    a package: code in ``__main__`` or in globals exec was given)."""
-    frame = sys._getframe(2)
+    a package: code in ``__main__`` or in globals exec was given), by the Popen that starts it where there is one
+    (``subprocess``'s and ``multiprocessing``'s hold the child's id once it starts)."""
+    caller = frame = sys._getframe(2)
     while frame is not None:
-        if _kind(frame.f_code, frame.f_globals) != "neutral":
+        kind = _kind(frame.f_code, frame.f_globals)
+        if kind == "learner" or (kind == "library" and str(frame.f_globals.get("__name__")).startswith(GUIDE)):
             if _notebooks(frame):
-                _STARTED.append(f"{event} in {frame.f_code.co_name} (line {frame.f_lineno})")
+                owner = caller.f_locals.get("self") if caller is not frame else None
+                try:
+                    _STARTED.append(weakref.ref(owner) if owner is not None else None)
+                except TypeError:
+                    _STARTED.append(None)
             return
         frame = frame.f_back
 
