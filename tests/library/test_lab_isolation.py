@@ -27,12 +27,18 @@ from transformer_math.softmax import softmax as _library
 _jobs, _done = queue.Queue(), queue.Queue()
 def _serve():
     for job in iter(_jobs.get, None):
-        _done.put(_library(job))
+        try:
+            _done.put(_library(job))
+        except Exception as error:
+            _done.put(error)
 _worker = threading.Thread(target=_serve, daemon=True)
 _worker.start()
 def softmax(x):
     _jobs.put(x)
-    return _done.get()
+    result = _done.get(timeout=10)
+    if isinstance(result, Exception):
+        raise result
+    return result
 """
 
 OWN_SOFTMAX = """
