@@ -147,3 +147,31 @@ def test_a_slip_message_diagnoses_without_the_arithmetic_to_the_answer():
     assert len(slips) >= 20
     arithmetic = re.compile(r"\d\.\d|=|\bdivided by\b|\btimes it\b|\bmean over\b")
     assert [slip for slip in slips if arithmetic.search(slip[2])] == []
+
+
+def test_a_refused_ufunc_reached_through_getattr_is_refused_when_called():
+    import numpy as np
+
+    from transformer_math.labs.guard import WriteItYourself, guarded, names_refused
+
+    cosh = np.cosh
+    cells = notebook("import numpy as np\ndef rule(z):\n    return 1 / getattr(np, 'co' + 'sh')(z) ** 2\n")
+    with guarded() as seen, names_refused(("cosh",), "derive it"):
+        with pytest.raises(WriteItYourself, match=r"it calls np\.cosh: derive it"):
+            cells["rule"](0.5)
+    assert seen.refused == ["np.cosh"]
+    assert np.cosh is cosh
+
+
+def test_a_refused_ufunc_bound_before_the_rule_runs_is_refused_in_its_closure():
+    from transformer_math.labs.guard import WriteItYourself, guarded, names_refused
+
+    cells = notebook(
+        "import numpy as np\ndef forward():\n    f = getattr(np, 'co' + 'sh')\n"
+        "    def backward(z):\n        return 1 / f(z) ** 2\n    return backward\n"
+    )
+    backward = cells["forward"]()  # the forward pass runs before the rule, with nothing refused
+    with guarded() as seen, names_refused(("cosh",), "derive it"):
+        with pytest.raises(WriteItYourself, match=r"it uses f \(cosh\) in backward: derive it"):
+            backward(0.5)
+    assert seen.refused == ["f (cosh)"]

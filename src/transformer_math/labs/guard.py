@@ -142,7 +142,7 @@ class _Hook:
                 self.seen.calls[frame.f_code] = self.seen.calls.get(frame.f_code, 0) + 1
             kind, name = self.classify(frame)
             if self.seen.forbidden and kind == "learner":
-                used = uses_forbidden(frame.f_code, self.seen.forbidden, frame.f_globals)
+                used = uses_forbidden(frame.f_code, self.seen.forbidden, frame.f_globals, frame.f_locals)
                 if used:
                     where = f"{used} in {frame.f_code.co_name}"
                     raise self.seen.refuse(used, f"it uses {where}: {self.seen.forbidden_why}")
@@ -435,14 +435,17 @@ def _channel(value) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-def uses_forbidden(code, names: frozenset, namespace: dict) -> str | None:
-    """The first of ``names`` that a code object uses (a global, a module's attribute, a method, or a global
-    bound to a function or module of that name: ``from numpy import tanh as th``), or a complex constant: what
-    a piece of code may not touch while ``names_refused`` holds."""
-    for name in code.co_names:
+def uses_forbidden(code, names: frozenset, namespace: dict, local: dict | None = None) -> str | None:
+    """The first of ``names`` that a code object uses (a global, a module's attribute, a method, or a global,
+    an argument or a closure's variable bound to a function or module of that name: ``from numpy import tanh
+    as th``, ``f = getattr(np, "co" + "sh")`` in the forward pass), or a complex constant: what a piece of code
+    may not touch while ``names_refused`` holds."""
+    bindings = [(name, namespace.get(name)) for name in code.co_names]
+    bindings += [(name, value) for name, value in (local or {}).items() if name in code.co_freevars + code.co_varnames]
+    for name, value in bindings:
         if name in names:
             return name
-        bound = getattr(namespace.get(name), "__name__", None)
+        bound = getattr(value, "__name__", None) if callable(value) or isinstance(value, type(os)) else None
         if isinstance(bound, str) and bound.rpartition(".")[2] in names:
             return f"{name} ({bound})"
     if "complex" in names and any(isinstance(constant, complex) for constant in code.co_consts):
@@ -462,10 +465,32 @@ def names_refused(names: tuple[str, ...], why: str):
         return
     saved = seen.forbidden, seen.forbidden_why
     seen.forbidden, seen.forbidden_why = frozenset(names), why
+    replaced = []  # a ufunc call starts no profile event: NumPy's own names refuse, however they are reached
+    for module in (np, getattr(getattr(np, "_core", None), "umath", None)):
+        for name in names:
+            original = getattr(module, name, None)
+            if isinstance(original, np.ufunc):
+                replaced.append((module, name, original))
+                setattr(module, name, _refusing_ufunc(original, f"np.{name}", seen, why))
     try:
         yield
     finally:
+        for module, name, original in replaced:
+            setattr(module, name, original)
         seen.forbidden, seen.forbidden_why = saved
+
+
+def _refusing_ufunc(original, label: str, seen: Seen, why: str):
+    """``original`` for any caller but the learner's code, which it refuses (``getattr(np, "co" + "sh")``)."""
+
+    def refusing(*args, **kwargs):
+        caller = sys._getframe(1)
+        if _kind(caller.f_code, caller.f_globals) == "learner":
+            raise seen.refuse(label, f"it calls {label}: {why}")
+        return original(*args, **kwargs)
+
+    refusing.__name__ = original.__name__
+    return refusing
 
 
 _SWITCHING = [0]  # > 0 while the guard itself installs or removes its hooks
