@@ -99,6 +99,7 @@ class Seen:
     refused: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     multiplications: int = 0
+    products: list = field(default_factory=list)  # the shapes of the loops arrays' elementwise products
     steps: int = 0  # the Python steps (opcodes) of the learner's code, when a budget is set
     thread: int = field(default_factory=threading.get_ident)  # the thread whose calls the guard watches
     switched_off: bool = False
@@ -160,6 +161,10 @@ class _Hook:
             exact = self.derived and measured.python_module(name)
             if exact and self.learner_called(frame):
                 raise self.seen.refuse(exact, measured.message(exact, self.learner_line(frame)))
+            if self.loops and kind == "neutral" and self.learner_called(frame):
+                for value in list(frame.f_locals.values())[:8]:  # np.sum(X[:, :, None] * Y[None], axis=1)
+                    if isinstance(value, np.ndarray) and value.ndim > 2:
+                        self.seen.products.append(value.shape)
             if frame.f_code is THREAD_START and self.learner_called(frame):
                 raise self.seen.refuse("a thread", THREAD_MESSAGE)
         elif event == "c_call":
@@ -215,6 +220,8 @@ class _Hook:
             raise self.seen.refuse("a thread", THREAD_MESSAGE)
         if not self.loops:
             return
+        if isinstance(owner, np.ndarray) and owner.ndim > 2 and self.learner_called_c():
+            self.seen.products.append(owner.shape)  # a method of a product of every row with every column
         if (name in PRODUCTS or name == "c_einsum") and (root == "numpy" or isinstance(owner, np.ndarray)):
             if self.learner_called_c():
                 raise self.seen.refuse(name, f"it calls {name}, which multiplies the matrices for you: write the loops")
