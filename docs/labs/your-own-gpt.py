@@ -23,6 +23,10 @@
 # [Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/);
 # the lab of the one-day path
 #
+# **Time, honestly:** about 2 h 15 min with your pieces from the earlier labs pasted in (`layer_norm` from the
+# block lab, `attention` from the attention lab, `ce_backward`, `layer_norm_backward` and `attention_backward` from
+# backward passes, `adamw_step` from the Adam lab); 3–4 h writing every piece here.
+#
 # A GPT whose every piece you write: token and position embeddings, $L$ pre-LN blocks of causal multi-head
 # attention and a feed-forward layer, the forward pass to the logits, the loss, the backward pass to every
 # gradient, derived and written by hand with no autograd (of any kind: forward-mode dual numbers carried through

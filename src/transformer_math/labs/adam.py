@@ -171,8 +171,8 @@ check = Checks(
             slips={
                 "9b3e3bc528bd7c1de6405841": "that is the corrected first step, about the learning rate",
                 "16bbcee0e60e7eca9ae5f2c6": "that divides by v; Adam divides by its square root",
-                "c3cc04d5a4ca175b90d137a9": "that is m / sqrt(v); the step is the learning rate times it",
-                "bcaea15f7f924a472af2f5de": "that is 0.1 * m / sqrt(v) with m = 0.02: m is (1 - beta1) g = 0.2",
+                "c3cc04d5a4ca175b90d137a9": "that is m / sqrt(v), not the step",
+                "bcaea15f7f924a472af2f5de": "check m: the first moment after one step is not this",
             },
         ),
         "adam_step": FunctionCheck(

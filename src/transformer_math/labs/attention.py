@@ -112,7 +112,7 @@ check = Checks(
             "cd326bebeef1ed67c770f326",
             slips={
                 "e7c4511f8c9fe85c5f52b8d1": "that is q_0 . k_1: token 0 looking at token 1, the other way round",
-                "7d06cf1b9def5d9a864089e7": "that is the scaled score, divided by sqrt(d_k); the raw score comes first",
+                "7d06cf1b9def5d9a864089e7": "that is the scaled score; the raw score is asked for",
             },
         ),
         "causal_mask": FunctionCheck(("n",), mask_cases, reference_mask, own=OWN, verify=boolean),

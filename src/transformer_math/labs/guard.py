@@ -46,9 +46,13 @@ it calls transformer_math.softmax.softmax, the library's version of what this ex
 from __future__ import annotations
 
 import contextlib
+import glob
+import io
 import os
+import stat
 import sys
 import threading
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,12 +99,14 @@ class Seen:
     refused: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     multiplications: int = 0
+    products: list = field(default_factory=list)  # the shapes of the loops arrays' elementwise products
     steps: int = 0  # the Python steps (opcodes) of the learner's code, when a budget is set
     thread: int = field(default_factory=threading.get_ident)  # the thread whose calls the guard watches
     switched_off: bool = False
     calls: dict = field(default_factory=dict)  # watched code object -> how often it ran
     forbidden: frozenset = frozenset()  # names the learner's code may not use for now (``names_refused``)
     forbidden_why: str = ""
+    halted: bool = False  # refused before the call: the learner's function is not run at all
 
     def refuse(self, name: str, message: str) -> WriteItYourself:
         self.refused.append(name)
@@ -130,12 +136,14 @@ class _Hook:
         return known
 
     def __call__(self, frame, event, arg):
+        if self.seen.halted and event == "call" and self.classify(frame)[0] not in ("guard", "neutral"):
+            raise WriteItYourself(self.seen.messages[0])
         if event == "call":
             if frame.f_code in self.watch:
                 self.seen.calls[frame.f_code] = self.seen.calls.get(frame.f_code, 0) + 1
             kind, name = self.classify(frame)
             if self.seen.forbidden and kind == "learner":
-                used = uses_forbidden(frame.f_code, self.seen.forbidden, frame.f_globals)
+                used = uses_forbidden(frame.f_code, self.seen.forbidden, frame.f_globals, frame.f_locals)
                 if used:
                     where = f"{used} in {frame.f_code.co_name}"
                     raise self.seen.refuse(used, f"it uses {where}: {self.seen.forbidden_why}")
@@ -153,6 +161,10 @@ class _Hook:
             exact = self.derived and measured.python_module(name)
             if exact and self.learner_called(frame):
                 raise self.seen.refuse(exact, measured.message(exact, self.learner_line(frame)))
+            if self.loops and kind == "neutral" and self.learner_called(frame):
+                for value in list(frame.f_locals.values())[:8]:  # np.sum(X[:, :, None] * Y[None], axis=1)
+                    if isinstance(value, np.ndarray) and value.ndim > 2:
+                        self.seen.products.append(value.shape)
             if frame.f_code is THREAD_START and self.learner_called(frame):
                 raise self.seen.refuse("a thread", THREAD_MESSAGE)
         elif event == "c_call":
@@ -208,6 +220,8 @@ class _Hook:
             raise self.seen.refuse("a thread", THREAD_MESSAGE)
         if not self.loops:
             return
+        if isinstance(owner, np.ndarray) and owner.ndim > 2 and self.learner_called_c():
+            self.seen.products.append(owner.shape)  # a method of a product of every row with every column
         if (name in PRODUCTS or name == "c_einsum") and (root == "numpy" or isinstance(owner, np.ndarray)):
             if self.learner_called_c():
                 raise self.seen.refuse(name, f"it calls {name}, which multiplies the matrices for you: write the loops")
@@ -259,6 +273,10 @@ def guarded(
     the trace stops the learner's code once it is past.
     """
     seen = Seen()
+    alone = not_alone()
+    if alone:
+        seen.refuse("not alone", alone)
+        seen.halted = True
     hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch, derived)
     traced = loops or budget is not None or derived or deadline is not None
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
@@ -289,6 +307,108 @@ def guarded(
                 threading.setprofile(previous_threads)
                 _ACTIVE.pop()
             seen.switched_off = current is not hook and not seen.refused
+            helper = not seen.refused and learner_thread()
+            if helper:
+                seen.refuse("a thread", thread_message(helper))
+
+
+ALONE = "a check runs your function alone, in this process"
+
+
+def thread_message(where: str) -> str:
+    return f"a thread started before the check is running your code ({where}); {ALONE}: stop the thread and run the check again"
+
+
+def learner_thread() -> str | None:
+    """A thread other than this one with the learner's code on its stack (a worker started in an earlier cell,
+    waiting on a queue for the learner's function to hand it work): ``its name, in function (line n)``. The
+    threads of Jupyter, IPython and pytest run no code of the notebook's."""
+    me = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        while ident != me and frame is not None:
+            if _notebooks(frame):
+                thread = threading._active.get(ident)  # noqa: SLF001 - the name of a thread by its id
+                name = thread.name if thread is not None else f"thread {ident}"
+                return f"{name}, in {frame.f_code.co_name} (line {frame.f_lineno})"
+            frame = frame.f_back
+    return None
+
+
+GUIDE = "transformer_math"  # the guide's library: a process it starts is not the notebook's
+_STARTED: list = []  # the processes the notebook's own code started: weak references to their Popen, or None
+
+
+def _live_children(task: str = "*") -> list[int]:
+    """The live child processes of this process's threads (``task``: one thread's id, or all), where Linux says
+    (``/proc/self/task/*/children``); none elsewhere."""
+    found = []
+    for path in glob.glob(f"/proc/self/task/{task}/children"):
+        try:
+            with open(path) as listing:
+                found += [int(pid) for pid in listing.read().split()]
+        except (OSError, ValueError):
+            continue
+    live = []
+    for pid in found:
+        try:
+            with open(f"/proc/{pid}/stat") as status:
+                state = status.read().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X"):  # a zombie has finished: nothing of it runs
+            live.append(pid)
+    return live
+
+
+def not_alone() -> str | None:
+    """Why a check may not start now, or None: another thread runs the notebook's code, or a process the
+    notebook's code started before the check is still running (Linux tells; pytest's and Jupyter's own
+    processes are started by their code, not the notebook's)."""
+    helper = learner_thread()
+    if helper:
+        return thread_message(helper)
+    children = _live_children() if _STARTED else []
+    if None not in _STARTED:  # only processes started through a Popen, whose ids are known
+        started = {getattr(owner(), "pid", None) for owner in _STARTED}
+        children = [pid for pid in children if pid in started]
+    if children:
+        pids = ", ".join(map(str, children[:3]))
+        return (
+            f"a process started before the check is still running (pid {pids}); {ALONE}: stop it (or restart the "
+            "kernel) and run the check again"
+        )
+    return None
+
+
+PROCESS_STARTS = ("subprocess.Popen", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.exec")
+
+
+def _note_start(event: str) -> None:
+    """Remember a process the notebook's own code starts (its first caller that is not the standard library or
+    a package: code in ``__main__`` or in globals exec was given), by the Popen that starts it where there is one
+    (``subprocess``'s and ``multiprocessing``'s hold the child's id once it starts)."""
+    caller = frame = sys._getframe(2)
+    while frame is not None:
+        kind = _kind(frame.f_code, frame.f_globals)
+        if kind == "learner" or (kind == "library" and str(frame.f_globals.get("__name__")).startswith(GUIDE)):
+            if _notebooks(frame):
+                owner = caller.f_locals.get("self") if caller is not frame else None
+                try:
+                    _STARTED.append(weakref.ref(owner) if owner is not None else None)
+                except TypeError:
+                    _STARTED.append(None)
+            return
+        frame = frame.f_back
+
+
+def _notebooks(frame) -> bool:
+    """Whether a frame runs the notebook's own code: the learner's, in ``__main__`` or in globals exec was given
+    (not a module of files, such as pytest's tests and their helpers)."""
+    namespace = frame.f_globals
+    name = namespace.get("__name__") if isinstance(namespace, dict) else None
+    if _kind(frame.f_code, namespace) != "learner":
+        return False
+    return name == "__main__" or getattr(sys.modules.get(name), "__dict__", None) is not namespace
 
 
 def _outside(name: str, value) -> str | None:
@@ -306,17 +426,39 @@ def _outside(name: str, value) -> str | None:
         module = getattr(value, "__module__", None)
     if isinstance(module, str) and module.split(".")[0] in OUTSIDE:
         return f"{name} ({module})" if name != module.rpartition(".")[2] else module
+    held = value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else (value,)
+    for part in list(held)[:16]:
+        if _channel(part):
+            return f"{name} (a pipe or socket to another process)"
     return None
 
 
-def uses_forbidden(code, names: frozenset, namespace: dict) -> str | None:
-    """The first of ``names`` that a code object uses (a global, a module's attribute, a method, or a global
-    bound to a function or module of that name: ``from numpy import tanh as th``), or a complex constant: what
-    a piece of code may not touch while ``names_refused`` holds."""
-    for name in code.co_names:
+def _channel(value) -> bool:
+    """Whether ``value`` is a file or socket whose descriptor is a pipe or a socket: a way to hand work to
+    another process (the pipes of a ``subprocess.Popen`` started in an earlier cell)."""
+    if not isinstance(value, io.IOBase) and type(value).__module__ not in ("socket", "_socket"):
+        return False  # only the standard library's files and sockets: no code of the learner's runs here
+    try:
+        descriptor = value.fileno()
+        if not isinstance(descriptor, int):
+            return False
+        mode = os.fstat(descriptor).st_mode
+    except Exception:  # noqa: BLE001 - closed, or no descriptor at all (a StringIO): nothing to talk through
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def uses_forbidden(code, names: frozenset, namespace: dict, local: dict | None = None) -> str | None:
+    """The first of ``names`` that a code object uses (a global, a module's attribute, a method, or a global,
+    an argument or a closure's variable bound to a function or module of that name: ``from numpy import tanh
+    as th``, ``f = getattr(np, "co" + "sh")`` in the forward pass), or a complex constant: what a piece of code
+    may not touch while ``names_refused`` holds."""
+    bindings = [(name, namespace.get(name)) for name in code.co_names]
+    bindings += [(name, value) for name, value in (local or {}).items() if name in code.co_freevars + code.co_varnames]
+    for name, value in bindings:
         if name in names:
             return name
-        bound = getattr(namespace.get(name), "__name__", None)
+        bound = getattr(value, "__name__", None) if callable(value) or isinstance(value, type(os)) else None
         if isinstance(bound, str) and bound.rpartition(".")[2] in names:
             return f"{name} ({bound})"
     if "complex" in names and any(isinstance(constant, complex) for constant in code.co_consts):
@@ -336,10 +478,32 @@ def names_refused(names: tuple[str, ...], why: str):
         return
     saved = seen.forbidden, seen.forbidden_why
     seen.forbidden, seen.forbidden_why = frozenset(names), why
+    replaced = []  # a ufunc call starts no profile event: NumPy's own names refuse, however they are reached
+    for module in (np, getattr(getattr(np, "_core", None), "umath", None)):
+        for name in names:
+            original = getattr(module, name, None)
+            if isinstance(original, np.ufunc):
+                replaced.append((module, name, original))
+                setattr(module, name, _refusing_ufunc(original, f"np.{name}", seen, why))
     try:
         yield
     finally:
+        for module, name, original in replaced:
+            setattr(module, name, original)
         seen.forbidden, seen.forbidden_why = saved
+
+
+def _refusing_ufunc(original, label: str, seen: Seen, why: str):
+    """``original`` for any caller but the learner's code, which it refuses (``getattr(np, "co" + "sh")``)."""
+
+    def refusing(*args, **kwargs):
+        caller = sys._getframe(1)
+        if _kind(caller.f_code, caller.f_globals) == "learner":
+            raise seen.refuse(label, f"it calls {label}: {why}")
+        return original(*args, **kwargs)
+
+    refusing.__name__ = original.__name__
+    return refusing
 
 
 _SWITCHING = [0]  # > 0 while the guard itself installs or removes its hooks
@@ -356,6 +520,8 @@ def _switching():
 
 def _audit(event: str, args) -> None:
     """Refuse, while a check's call runs, what would let the learner's code out of the guard's sight."""
+    if not _ACTIVE and event.startswith(PROCESS_STARTS):
+        _note_start(event)
     if not _ACTIVE or _SWITCHING[0] or not event.startswith(AUDITED) or threading.get_ident() != _ACTIVE[-1].thread:
         return
     if _ACTIVE[-1].refused:  # already refused: CPython switches a hook off itself when the hook raises

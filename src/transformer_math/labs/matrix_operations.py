@@ -66,7 +66,13 @@ def matmul_cases(rng: np.random.Generator) -> list[Case]:
 
 def enough_multiplications(result, case: Case, seen) -> list[str] | None:
     """A product written with loops multiplies at least once for every entry of the result."""
-    n, p = np.shape(case.args[0])[0], np.shape(case.args[1])[1]
+    (n, m), p = np.shape(case.args[0]), np.shape(case.args[1])[1]
+    wide = next((s for s in seen.products if len(s) > 2 or int(np.prod(s)) > max(m, n * p)), None)
+    if wide is not None:
+        return [
+            f"it multiplied arrays into a result of shape {tuple(wide)}: every row with every column at once is the"
+            " product vectorised; loop over the rows i and the columns j, and multiply the entries yourself"
+        ]
     if seen.multiplications < n * p:
         count = seen.multiplications
         return [

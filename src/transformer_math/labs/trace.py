@@ -232,6 +232,15 @@ def _refuse_product(name: str) -> Exception:
     return _ACTIVE[-1].refuse(name, message) if _ACTIVE else WriteItYourself(message)
 
 
+def _record_product(shape: tuple) -> None:
+    """The shape of an elementwise product of the loops arrays, for the check: a product of every row with
+    every column at once (``X[:, :, None] * Y[None]``) is the matrix product vectorised."""
+    from transformer_math.labs.guard import _ACTIVE
+
+    if _ACTIVE:
+        _ACTIVE[-1].products.append(shape)
+
+
 class LoopsOnlyArray(np.ndarray):
     """An array that refuses every product of matrices (``@``, ``np.matmul``, ``np.dot``, ``np.einsum``, ...),
     under any name: NumPy hands the call to the array itself (``__array_ufunc__``, ``__array_function__``)."""
@@ -245,6 +254,8 @@ class LoopsOnlyArray(np.ndarray):
         if "out" in kwargs:
             kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in kwargs["out"])
         result = getattr(ufunc, method)(*inputs, **kwargs)
+        if ufunc is np.multiply and method == "__call__":
+            _record_product(np.shape(result))
         return result.view(LoopsOnlyArray) if isinstance(result, np.ndarray) and result.ndim else result
 
     def __array_function__(self, func, types, args, kwargs):

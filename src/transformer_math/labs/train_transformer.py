@@ -157,7 +157,7 @@ check = Checks(
                 "b35f63cd2d0eb84d4a5d186d": "token 0 is no target: the first prediction is of token 1",
                 "04c9639fa549375a0fa270bf": "a model that has learned can rule out the separator where a digit comes",
                 "12b101b64636b37fc3655c09": "a sequence of nine tokens gives eight predictions",
-                "06bcdb3ffaa678381140c0ef": "the loss is the mean over all eight predictions, not one random digit's",
+                "06bcdb3ffaa678381140c0ef": "that is the cost of one random digit, not the loss",
                 "b2c0e3aec1d51ce908870518": "that is in bits; the loss uses nats",
             },
         ),

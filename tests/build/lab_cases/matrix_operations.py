@@ -36,6 +36,21 @@ MISTAKES = [
         + "            for k in range(m):\n                result[i, j] += X[i][k] * Y[j][k]\n    return result",
     ),
     mistake("matmul", "@", "def matmul(X, Y):\n    return X @ Y"),
+    mistake(
+        "matmul",
+        "every row times every column at once, then one multiplication per entry for the count",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)\n"
+        "    R = (X[:, :, None] * Y[None, :, :]).sum(axis=1)\n    out = np.zeros(R.shape)\n"
+        "    for i in range(R.shape[0]):\n        for j in range(R.shape[1]):\n            out[i, j] = R[i, j] * 1.0\n"
+        "    return out",
+    ),
+    mistake(
+        "matmul",
+        "the same on the check's own arrays, summed by np.sum",
+        "def matmul(X, Y):\n    R = np.sum(X[:, :, None] * Y[None, :, :], axis=1)\n    out = np.zeros(R.shape)\n"
+        "    for i in range(R.shape[0]):\n        for j in range(R.shape[1]):\n            out[i, j] = R[i, j] * 1.0\n"
+        "    return out",
+    ),
     mistake("matmul", "@ after np.asarray", "def matmul(X, Y):\n    return np.asarray(X) @ np.asarray(Y)"),
     mistake("matmul", "np.matmul", "def matmul(X, Y):\n    return np.matmul(X, Y)"),
     mistake(
