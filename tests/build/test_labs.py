@@ -31,6 +31,7 @@ from nbclient import NotebookClient
 from tests import background as background_jobs
 from tests.background import background
 from tests.build import lab_cases
+from tests.pages import prose
 from tools import mkdocs_yml, reading_path
 from tools.kernels import KernelManager
 from tools.labs import HINT, exercises, solution, solved
@@ -321,21 +322,7 @@ def test_the_practice_page_lists_every_lab_with_its_exercises_time_and_difficult
     page = (ROOT / "docs" / "labs" / "index.md").read_text(encoding="utf-8")
     rows = {match.group(1): match.group(0) for match in re.finditer(r"^\| \[[^]]+\]\(([\w-]+)\.py\) \|.*$", page, re.M)}
     assert sorted(rows) == [lab.stem for lab in LABS], "one row per lab"
-    numbers = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-    ]
+    numbers = prose.NUMBER_WORDS
     assert page.split("\n\n")[1].startswith(f"{numbers[len(LABS)].capitalize()} labs"), "the count of the labs"
     path = [lab for lab in LABS if load(lab).metadata["lab"]["path"]]
     total = sum(load(lab).metadata["lab"]["minutes"] for lab in path)

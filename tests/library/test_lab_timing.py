@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.pages import prose
 from transformer_math.labs import backward_passes, timing
 from transformer_math.labs.cases import Case, generator
 from transformer_math.labs.runner import Checks, FunctionCheck, Verdict, call_guarded
@@ -96,20 +97,6 @@ def test_the_case_drawn_anew_is_never_the_wide_one():
 def test_the_practice_page_states_the_wide_cases_and_the_budget_the_checks_use():
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "labs" / "index.md").read_text().split())
     (n, v), (tokens, d) = backward_passes.WIDE_CE, backward_passes.WIDE_LN
-    numbers = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-    ]
+    numbers = prose.NUMBER_WORDS
     assert f"({numbers[n]} positions of {v} logits; {numbers[tokens]} tokens of {d})" in page
     assert f"refused past {timing.FLOOR * 1e3:g} ms of CPU or {timing.TIMES} times the closed form's" in page

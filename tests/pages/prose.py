@@ -30,3 +30,6 @@ def text(page: str) -> str:
 def says(page: str, sentence: str) -> bool:
     """Whether the page says ``sentence``, line breaks aside."""
     return flat(sentence) in text(page)
+
+
+NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()  # as pages spell them
