@@ -3,8 +3,10 @@ pdftotext) and MuPDF (mutool). pypdf opens files these refuse, so the book is re
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -65,3 +67,24 @@ def problems(pdf: Path, title: str) -> list[str]:
         if not " ".join(text.split()).startswith(title):
             found.append(f"{reader}: the title page's text does not start with {title!r}: {text[:200]!r}")
     return list(dict.fromkeys(found))  # a reader repeats its complaint for every page it tries
+
+
+def page_texts(pdf: Path) -> list[str]:
+    """The text pypdf extracts from each page, extracted in a process of its own: pure Python for a minute of
+    CPU, which in a thread of the test session would hold the interpreter's lock against the tests."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.site.pdf_readers", str(pdf)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=600,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"pypdf could not read {pdf}: {done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+if __name__ == "__main__":
+    import pypdf
+
+    json.dump([page.extract_text() or "" for page in pypdf.PdfReader(sys.argv[1]).pages], sys.stdout)

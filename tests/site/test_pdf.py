@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.background import background, result
 from tests.site import pdf_readers
 from tools import mkdocs_yml
 from tools.pdf import PDF_NAME
@@ -56,9 +57,20 @@ def readers() -> None:
     assert not missing, f"the PDF readers' Debian packages are missing: {missing} (python3 dev.py test installs them)"
 
 
-def test_the_pdf_opens_in_qpdf_poppler_and_mupdf_with_every_page_drawn(pdf, readers):
+@background
+def pdf_read() -> tuple[list[str] | None, list[str]]:
+    """What the PDF readers say of the book (None without them: ``readers`` names what is missing), and the text
+    of each page: read the moment the PDF is printed, while the browsers still read the site."""
+    book = result("built_pdf")
+    texts = pdf_readers.page_texts(book)
+    if pdf_readers.missing_readers():
+        return None, texts
+    return pdf_readers.problems(book, mkdocs_yml.load()["site_name"]), texts
+
+
+def test_the_pdf_opens_in_qpdf_poppler_and_mupdf_with_every_page_drawn(pdf, readers, pdf_read):
     """What readers use, not pypdf alone: pypdf opened a book whose swapped-in pages poppler and MuPDF refused."""
-    assert pdf_readers.problems(pdf, mkdocs_yml.load()["site_name"]) == []
+    assert pdf_read[0] == []
 
 
 def test_a_pdf_with_a_broken_page_is_refused_by_the_readers_check(pdf, readers, tmp_path):
@@ -91,8 +103,8 @@ def reader(pdf):
 
 
 @pytest.fixture(scope="module")
-def texts(reader) -> list[str]:
-    return [page.extract_text() or "" for page in reader.pages]
+def texts(pdf_read) -> list[str]:
+    return pdf_read[1]
 
 
 def test_the_pdf_opens_on_a_title_page_that_names_the_edition(texts, built_site):
