@@ -364,8 +364,12 @@ def _backward(params, cache, dlogits):
 
 
 def add_rows(target, rows, values):
-    """``target[rows[i]] += values[i]`` for every ``i``, repeated rows adding up: ``np.add.at``, several times faster
-    by sorting the rows first and summing each run of equal rows at once."""
+    """``target[rows[i]] += values[i]`` for every ``i``, repeated rows adding up: ``np.add.at``, written as a sort
+    of the rows and one ``np.add.reduceat`` over each run of equal rows.
+
+    Which is faster depends on the shape. Single-threaded CPU time with NumPy 2.4.6, ``np.add.at`` over
+    ``add_rows`` for (target rows, values rows, columns): 1.6 at (65, 256, 32), 2.8 at (65, 2048, 64),
+    0.86 at (65, 4096, 128), 0.65 at (65, 16384, 256), 0.11 at (5, 8, 8)."""
     order = np.argsort(rows, kind="stable")
     rows, values = rows[order], values[order]
     starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])  # where each run of equal rows begins
