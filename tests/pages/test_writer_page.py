@@ -115,7 +115,7 @@ def test_the_first_loss_is_half_a_nat_above_ln_v_mostly_from_the_logits_spread()
     rng = np.random.default_rng(0)  # nanoGPT's init: every matrix, the embeddings too, of spread 0.02
     nano = {name: rng.normal(0, 0.02, w.shape).astype(w.dtype) if w.ndim == 2 else w for name, w in params.items()}
     assert first_loss(nano, x, y)[1] - log_v < 0.05
-    assert says("(nanoGPT's weights of spread 0.02 start near $\\ln V$)")
+    assert says("(not 0.02; nanoGPT's weights of spread 0.02 start near $\\ln V$)")
 
 
 def test_the_samples_are_as_described(runs):
