@@ -160,9 +160,8 @@ def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
 # their squares, so it scales by $c^2$, and $\sqrt{\hat v}$ by $|c|$. So $\hat m / \sqrt{\hat v}$ does not change:
 # for a steady gradient $g$ it is $g / |g| = \pm 1$, and a step of $\eta$ times it is about $\eta$, whatever the
 # gradient's scale. Take this step's `g` into `m` and `v`, correct both with your `unbias`, then write the step.
-# $\epsilon$ goes outside the square root and after the correction, $\sqrt{\hat v} + \epsilon$, as PyTorch
-# puts it. Kingma & Ba's Algorithm 1 folds the corrections into $\eta$ and adds $\epsilon$ to $\sqrt{v}$
-# before correcting: a slightly different step, by more than this check allows.
+# $\epsilon$ goes outside the square root, added to $\sqrt{\hat v}$ after the correction, where PyTorch puts it
+# (the $\hat\epsilon$ form after Kingma & Ba's Algorithm 1, corrections folded into $\eta$, differs slightly).
 # `m = beta1 * m + ...` makes a new array; `m *= beta1` would change the caller's.
 #
 # </details>

@@ -166,9 +166,7 @@ def mul(self, other):
     other = other if isinstance(other, Value) else Value(other)
     out = Value(self.data * other.data, (self, other))
 
-    def _backward():
-        self.grad += ...  # your code
-        other.grad += ...  # your code
+    def _backward(): ...  # your code: what self.grad and other.grad gain
 
     out._backward = _backward
     return out
@@ -180,7 +178,8 @@ Value.__mul__ = mul
 # <details><summary>Hint</summary>
 #
 # $\partial c / \partial a = b$ and $\partial c / \partial b = a$: each parent gains `out.grad` times its
-# local derivative. In `x * x` both parents are the same value: with `+=` it gains both terms, $2x$.
+# local derivative, added to its `grad` with `+=` (a value may feed several others). In `x * x` both parents
+# are the same value: with `+=` it gains both terms, $2x$.
 #
 # </details>
 #

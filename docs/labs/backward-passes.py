@@ -102,7 +102,9 @@ check("grad_by_hand", grad_by_hand)
 # A model's loss is the *mean* of the cross entropies of all its positions: for logits $Z$ of shape
 # $(\dots, V)$ and targets $y$ of shape $(\dots)$, $L = -\frac1N \sum_t \log \operatorname{softmax}(Z_t)_{y_t}$
 # over the $N$ positions of every sequence of the batch. Write `ce_backward(Z, y)`: $\partial L / \partial Z$,
-# with the shape of $Z$, for logits of any size.
+# with the shape of $Z$, for logits of any size, in $O(NV)$ work: the checks time it on a wide case against the
+# closed form, and a gradient measured one logit at a time, which takes a forward pass per logit ($NV^2$ work),
+# is refused there.
 
 
 # %% tags=["exercise"]
@@ -188,7 +190,9 @@ if check.ready(ce_backward, Z, y) and prediction is not Ellipsis:
 # LayerNorm normalises each token $x \in \mathbb{R}^d$ (a row along the last axis): $\hat x = (x - \mu)/s$ with
 # $s = \sqrt{\sigma^2 + \varepsilon}$, then $y = \gamma \odot \hat x + \beta$; $\gamma$ and $\beta$ are shared by
 # every token. Write `layer_norm_backward(dy, x, gamma, eps=1e-5)`: given $\bar y$ (the shape of $x$, any
-# number of leading axes), return $(\bar x, \bar\gamma, \bar\beta)$, shaped like $x$, $\gamma$ and $\beta$.
+# number of leading axes), return $(\bar x, \bar\gamma, \bar\beta)$, shaped like $x$, $\gamma$ and $\beta$,
+# in $O(d)$ work per token, without forming a $d \times d$ Jacobian for each token: the checks time it on a wide
+# case, where either that matrix or a gradient measured one entry at a time ($d^2$ work per token) is refused.
 
 
 # %% tags=["exercise"]

@@ -21,14 +21,15 @@ from transformer_math.optim import SGD, Adam
 
 # --8<-- [start:descent]
 def descend(optimizer, lr, steps=50):
-    """The path of one optimizer ("adam", "momentum", or else plain gradient descent) on
-    f(x, y) = ((x - 2)^2 + 25 (y - 1)^2) / 2 from (-4, -1), and the loss at every point of it."""
+    """The path of one optimizer ("adam", "momentum" with mu = 0.9, "heavy ball": momentum with mu = 4/9, or else
+    plain gradient descent) on f(x, y) = ((x - 2)^2 + 25 (y - 1)^2) / 2 from (-4, -1), and the loss at every point
+    of it."""
     curvature, minimum = np.array([1.0, 25.0]), np.array([2.0, 1.0])
     p = np.array([-4.0, -1.0])
     if optimizer == "adam":
         opt = Adam([p], lr=lr)
     else:
-        opt = SGD([p], lr=lr, momentum=0.9 if optimizer == "momentum" else 0.0)
+        opt = SGD([p], lr=lr, momentum={"momentum": 0.9, "heavy ball": 4 / 9}.get(optimizer, 0.0))
     path = [p.copy()]
     for _ in range(steps):
         opt.step([curvature * (p - minimum)])  # the gradient of f
@@ -46,9 +47,10 @@ def valley() -> None:
     gradients."""
     # --8<-- [start:valley]
     runs = [("descent", 0.075, 50), ("descent", 0.085, 50), ("descent", 0.01, 50), ("momentum", 0.01, 50)]
-    for optimizer, lr, steps in runs + [("adam", 0.3, 50), ("adam", 0.3, 200)]:
+    runs += [("heavy ball", 1 / 9, 50), ("adam", 0.3, 50), ("adam", 0.3, 200)]
+    for optimizer, lr, steps in runs:
         path, losses = descend(optimizer, lr, steps)
-        print(f"{optimizer:8s} lr = {lr:<5}  loss after {steps:3d} steps: {losses[-1]:.3g}")
+        print(f"{optimizer:10s} lr = {lr:<5.3g}  loss after {steps:3d} steps: {losses[-1]:.3g}")
     # --8<-- [end:valley]
 
 

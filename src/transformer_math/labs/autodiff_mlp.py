@@ -204,11 +204,32 @@ DERIVE = (
 )
 
 
+def _empty(): ...
+
+
+def unwritten_rule(output) -> bool:
+    """Whether a value made by an operation (it has parents) has a backward rule whose body is still the
+    exercise's ``...``: it compiles as an empty function's does, and would leave every gradient 0."""
+    seen, stack = set(), [output]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        code = getattr(getattr(v, "_backward", None), "__code__", None)
+        if v.parents and code is not None and code.co_code == _empty.__code__.co_code:
+            return True
+        stack.extend(v.parents)
+    return False
+
+
 def gradients(value_class, expression, inputs, seed):
     """The gradients of the expression's inputs, built with ``value_class`` and run backward from ``seed``;
     the backward rules run with tanh, exp and complex numbers refused to them."""
     values = [value_class(v) for v in inputs]
     output = expression(*values)
+    if unwritten_rule(output):
+        raise Verdict("Not yet", "a backward rule (_backward) still holds its ...: write its body")
     with names_refused(MEASURING, DERIVE):
         run_backward(output, seed)
     return [float(v.grad) for v in values]

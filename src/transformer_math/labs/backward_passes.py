@@ -12,7 +12,9 @@ r"""The checks of the lab "Backward passes" (``docs/labs/backward-passes.py``).
   $d_k \ne d_v$, no mask, the causal mask, scattered masks, heads and a batch in front.
 
 ``ce_backward`` and ``layer_norm_backward`` run within a budget of Python steps (a closed form takes tens) that
-a difference for each entry exceeds.
+a difference for each entry exceeds, and each has a wide case (``WIDE_CE``, ``WIDE_LN``) with a
+work budget (``timing``): a gradient measured one entry at a time, however vectorised, or a d×d Jacobian per token
+takes a hundred times the closed form's time there.
 
 The references: the library's ``cross_entropy_backward`` and
 ``layer_norm_backward``, and ``_attention_backward`` here (private: no answer to import), which
@@ -34,7 +36,7 @@ Example
 ...     e = np.exp(Z - Z.max(axis=-1, keepdims=True))
 ...     return e / e.sum(axis=-1, keepdims=True) - np.eye(Z.shape[-1])[y]
 >>> check("ce_backward", ce_backward)
-Wrong: ce_backward - case 2 of 10: Z of shape (4, 5), float64, from -2.9 to 1.5, y = [3, 3, 3, 0] (four positions)
+Wrong: ce_backward - case 2 of 11: Z of shape (4, 5), float64, from -2.9 to 1.5, y = [3, 3, 3, 0] (four positions)
   the largest error is 6.9e-01, at index (2, 3) (tolerance 1e-12 + 1e-10 of the value)
 """
 
@@ -47,6 +49,7 @@ from transformer_math.calculus import numerical_gradient
 from transformer_math.labs.attention import scattered_mask
 from transformer_math.labs.cases import Case
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+from transformer_math.labs.timing import TimeLimit
 from transformer_math.model import cross_entropy_backward
 from transformer_math.softmax import softmax
 
@@ -56,8 +59,27 @@ OWN = ("transformer_math.",)
 # Python steps a case of ce_backward or layer_norm_backward may run: the closed forms take tens, a loop over the
 # tokens a few hundred; a difference of the loss for each entry (in float64, or in wide integers) takes thousands.
 CLOSED_FORM = 2_000
+# The wide cases, where a gradient measured one entry at a time (any formula, any precision, vectorised or not)
+# costs a forward pass per entry: N V^2 or N d^2 work, hundreds of times the closed form's N V or N d (timing.py).
+# Their sizes keep a d×d Jacobian of every token at once near 300 MB; a measurement is stopped soon after its time is up.
+WIDE_CE = (12, 1024)
+WIDE_CE_OPTIONS = {
+    "about": "a wide case: within a work budget",
+    "time_limit": TimeLimit(
+        "a gradient measured one entry at a time costs a forward pass per entry, N·V² work in all; "
+        "the closed form does O(N·V)"
+    ),
+}
 # ce_backward's tolerance: the closed form errs by about 1e-16, the best finite difference in float64 by 1e-10 or
 # more, even of the log-sum-exp alone in shifted coordinates.
+WIDE_LN = (4, 2048)
+WIDE_LN_OPTIONS = {
+    "about": "a wide case: within a work budget",
+    "time_limit": TimeLimit(
+        "a gradient measured one entry at a time, or a d×d matrix per token, costs d² work per token; "
+        "write it in O(d) work per token"
+    ),
+}
 
 
 def ce_cases(rng: np.random.Generator) -> list[Case]:
@@ -74,6 +96,7 @@ def ce_cases(rng: np.random.Generator) -> list[Case]:
             (np.array([[1e10, 0.0, -3.0], [0.5, -1.0, 2.0]]), np.array([1, 2])),
             about="a loss of 5e9: finite differences lose the gradient in its rounding",
         ),
+        Case((rng.normal(size=WIDE_CE), rng.integers(0, WIDE_CE[1], size=WIDE_CE[0])), **WIDE_CE_OPTIONS),
     ]
 
 
@@ -102,6 +125,7 @@ def ln_cases(rng: np.random.Generator) -> list[Case]:
             tol=1e-5,
         ),
         along_the_token(rng),
+        case(WIDE_LN, **WIDE_LN_OPTIONS),
     ]
 
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from transformer_math.labs.timing import TimeLimit
+
 __all__: list[str] = []
 
 
@@ -58,6 +60,7 @@ class Case:
     kwargs: dict = field(default_factory=dict)
     about: str = ""  # a note for the description, such as "a list" or "the causal mask"
     tol: float | None = None  # this case's tolerance, if not the check's (float32 inputs)
+    time_limit: TimeLimit | None = None  # a wide case's work budget: a closed form passes, a measurement does not
 
     def describe(self, names: list[str]) -> str:
         parts = [describe_value(name, value) for name, value in zip(names, self.args)]

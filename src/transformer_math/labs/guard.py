@@ -246,6 +246,7 @@ def guarded(
     watch=(),
     budget: int | None = None,
     derived: bool = False,
+    deadline=None,
 ):
     """Run the body with the library refused to the learner's code; yields the ``Seen`` record.
 
@@ -254,11 +255,12 @@ def guarded(
     exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
     learner's) whose calls are counted in ``Seen.calls``; ``budget`` is the most Python steps the learner's code
     may run; ``derived`` refuses complex and extended-precision numbers in it, and runs it with a decimal context
-    that traps (a gradient measured, not derived).
+    that traps (a gradient measured, not derived); ``deadline`` (``timing.Deadline``) is timed over the body, and
+    the trace stops the learner's code once it is past.
     """
     seen = Seen()
     hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch, derived)
-    traced = loops or budget is not None or derived
+    traced = loops or budget is not None or derived or deadline is not None
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     previous_threads = threading.getprofile()
     threading.setprofile(hook)
@@ -270,11 +272,15 @@ def guarded(
         with _switching():
             _ACTIVE.append(seen)
             if traced:
-                sys.settrace(Trace(hook, loops, budget, derived))
+                sys.settrace(Trace(hook, loops, budget, derived, deadline))
             sys.setprofile(hook)
+        if deadline is not None:
+            deadline.start()
         try:
             yield seen
         finally:
+            if deadline is not None:
+                deadline.stop()
             with _switching():
                 current = sys.getprofile()
                 sys.setprofile(previous_profile)

@@ -13,7 +13,8 @@ follows every Python step of the learner's code (``sys.settrace`` with ``f_trace
   product written without ``@`` shows too; a ``*`` that multiplies the very objects it multiplied the last time
   it ran (``one * one`` in a loop, padding for the count) counts once;
 * with a budget, it refuses a call in which the learner's code runs more Python steps than that: a loop where
-  a closed form is asked for, or over every entry of a gradient;
+  a closed form is asked for, or over every entry of a gradient; with a deadline (a wide case's work budget,
+  ``timing``), a call whose CPU time passes it, at the first line after;
 * with ``derived``, it refuses a complex number, an array of complex or extended precision, or a ``Decimal`` or
   ``Fraction`` in the learner's code (an argument, a local variable, a returned or yielded value, a global it
   names, and what these hold: ``measured.measuring``), at every line: a gradient measured by a complex step or
@@ -80,8 +81,9 @@ class Trace:
     count its multiplications), or of a call with a budget of Python steps; with ``derived``, of a gradient that
     must be derived, not measured."""
 
-    def __init__(self, hook, loops: bool, budget: int | None, derived: bool = False) -> None:
+    def __init__(self, hook, loops: bool, budget: int | None, derived: bool = False, deadline=None) -> None:
         self.hook, self.seen, self.loops, self.budget, self.derived = hook, hook.seen, loops, budget, derived
+        self.deadline = deadline  # a wide case's timing.Deadline: its clock is read at every line
         self.operators: dict = {}  # code object -> {offset: (opname, argument)}
         self.loaded: dict = {}  # frame -> what its last load resolved to
         self.pushed: dict = {}  # frame -> what its last two instructions pushed, where a load made it known
@@ -108,6 +110,9 @@ class Trace:
         if event != "opcode":
             if self.derived and event in ("line", "return"):
                 self.refuse_measuring(frame, [arg, *frame.f_locals.values()])
+            late = event == "line" and self.deadline is not None and self.deadline.late()
+            if late:
+                raise self.seen.refuse("too slow", late)
             if event == "return":
                 self.loaded.pop(frame, None)
                 self.pushed.pop(frame, None)

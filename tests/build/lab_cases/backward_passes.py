@@ -335,11 +335,6 @@ RIGHT += [
     right("prediction", "1/n", 'prediction = "1/n"'),
     right(
         "layer_norm_backward",
-        "the Jacobian per token (d x d), explicit",
-        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    J = (np.eye(d) - 1.0 / d - xh[..., :, None] * xh[..., None, :] / d) / s[..., None]\n    dx = np.einsum('...r,...rq->...q', g, J)\n    return dx, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
-    ),
-    right(
-        "layer_norm_backward",
         "through mu and var step by step",
         "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); xc = x - mu; var = (xc**2).mean(-1, keepdims=True); inv = 1 / np.sqrt(var + eps)\n    xh = xc * inv; d = x.shape[-1]\n    dxh = dy * gamma\n    dvar = np.sum(dxh * xc, -1, keepdims=True) * -0.5 * inv**3\n    dmu = np.sum(-dxh * inv, -1, keepdims=True) + dvar * np.mean(-2 * xc, -1, keepdims=True)\n    dx = dxh * inv + dvar * 2 * xc / d + dmu / d\n    axes = tuple(range(x.ndim - 1))\n    return dx, np.sum(dy * xh, axis=axes), np.sum(dy, axis=axes)",
     ),
@@ -480,5 +475,88 @@ MISTAKES += [
         "attention_backward",
         "the check's own reference, its source exec'd with softmax's and the input checks made no-ops",
         ATTENTION_COPIED,
+    ),
+]
+
+# A gradient measured one entry at a time costs a forward pass per entry, however careful and however vectorised:
+# refused by the wide case's work budget, as is a d×d Jacobian per token. Honest closed forms, written in any of the
+# usual ways, stay far within it.
+CE_RICHARDSON = (
+    CE + "    s = Z - Z.max(axis=-1, keepdims=True)\n    E, h = np.eye(Z.shape[-1]), 1e-2\n\n"
+    "    def lse(k):  # the log-sum-exp of every row, each entry moved by k h, all at once\n"
+    "        return np.log(np.exp(s[..., None, :] + k * h * E).sum(axis=-1))\n\n"
+    "    dlse = (45 * (lse(1) - lse(-1)) - 9 * (lse(2) - lse(-2)) + (lse(3) - lse(-3))) / (60 * h)\n"
+    "    return (dlse - E[y]) / y.size"
+)
+LN_RICHARDSON = (
+    LN + XHAT + "    E, h = np.eye(d), 1e-2 * s[..., None]\n\n"
+    "    def normalised(k):  # x_hat of every token, each entry moved by k h, all at once\n"
+    "        w = x[..., None, :] + k * h * E\n"
+    "        return (w - w.mean(axis=-1, keepdims=True)) / np.sqrt(w.var(axis=-1, keepdims=True) + eps)\n\n"
+    "    J = (45 * (normalised(1) - normalised(-1)) - 9 * (normalised(2) - normalised(-2))"
+    " + (normalised(3) - normalised(-3))) / (60 * h)\n"
+    "    dx = np.einsum('...jr,...r->...j', J, g)\n" + DG + DB + "    return dx, dgamma, dbeta"
+)
+MISTAKES += [
+    mistake(
+        "ce_backward", "a 6th-order Richardson difference of the log-sum-exp, vectorised over np.eye", CE_RICHARDSON
+    ),
+    mistake("layer_norm_backward", "a 6th-order Richardson difference of x_hat, vectorised over np.eye", LN_RICHARDSON),
+    mistake(
+        "layer_norm_backward",
+        "the Jacobian per token (d x d), explicit",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(-1, keepdims=True); s = np.sqrt(x.var(-1, keepdims=True) + eps); xh = (x - mu) / s\n    d = x.shape[-1]\n    g = gamma * dy\n    J = (np.eye(d) - 1.0 / d - xh[..., :, None] * xh[..., None, :] / d) / s[..., None]\n    dx = np.einsum('...r,...rq->...q', g, J)\n    return dx, (dy * xh).reshape(-1, d).sum(0), dy.reshape(-1, d).sum(0)",
+    ),
+    mistake(
+        "layer_norm_backward",
+        "the Jacobian of one token at a time (d x d), in a loop",
+        LN
+        + XHAT
+        + "    X, G, dx = x.reshape(-1, d), g.reshape(-1, d), np.empty(x.size).reshape(-1, d)\n"
+        + "    for t in range(len(X)):\n"
+        + "        J = (np.eye(d) - 1 / d - np.outer(x_hat.reshape(-1, d)[t], x_hat.reshape(-1, d)[t]) / d) / s.reshape(-1)[t]\n"
+        + "        dx[t] = G[t] @ J\n"
+        + "    dx = dx.reshape(x.shape)\n"
+        + DG
+        + DB
+        + "    return dx, dgamma, dbeta",
+    ),
+]
+RIGHT += [
+    right(
+        "ce_backward",
+        "a Python loop over the positions",
+        CE
+        + "    rows, targets = Z.reshape(-1, Z.shape[-1]), y.reshape(-1)\n    G = np.empty_like(rows)\n"
+        + "    for t in range(len(targets)):\n"
+        + "        e = np.exp(rows[t] - rows[t].max())\n        G[t] = e / e.sum()\n        G[t, targets[t]] -= 1\n"
+        + "    return (G / targets.size).reshape(Z.shape)",
+    ),
+    right(
+        "ce_backward",
+        "float32 kept as float32",
+        "def ce_backward(Z, y):\n    Z, y = np.asarray(Z), np.asarray(y)\n"
+        + "    Z = Z if Z.dtype == np.float32 else Z.astype(float)\n"
+        + "    return (softmax(Z) - np.eye(Z.shape[-1], dtype=Z.dtype)[y]) / y.size",
+    ),
+    right(
+        "layer_norm_backward",
+        "einsum for every sum",
+        LN
+        + XHAT
+        + "    G, H, Y = g.reshape(-1, d), x_hat.reshape(-1, d), dy.reshape(-1, d)\n"
+        + "    dx = (G - np.einsum('tr->t', G)[:, None] / d - H * np.einsum('tr,tr->t', G, H)[:, None] / d)\n"
+        + "    return (dx / s.reshape(-1, 1)).reshape(x.shape), np.einsum('tr,tr->r', Y, H), np.einsum('tr->r', Y)",
+    ),
+    right(
+        "layer_norm_backward",
+        "a Python loop over the tokens",
+        LN
+        + "    d = x.shape[-1]\n    X, Y = x.reshape(-1, d), dy.reshape(-1, d)\n"
+        + "    dx, x_hat = np.empty_like(X), np.empty_like(X)\n"
+        + "    for t in range(len(X)):\n"
+        + "        s = np.sqrt(X[t].var() + eps)\n        x_hat[t] = (X[t] - X[t].mean()) / s\n"
+        + "        g = gamma * Y[t]\n        dx[t] = (g - g.mean() - x_hat[t] * (g * x_hat[t]).mean()) / s\n"
+        + "    return dx.reshape(x.shape), (Y * x_hat).sum(axis=0), Y.sum(axis=0)",
     ),
 ]

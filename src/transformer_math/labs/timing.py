@@ -1,0 +1,97 @@
+r"""The work budget of a wide case: the learner's call against the reference, timed in the same process.
+
+A gradient measured rather than derived -- finite differences of any order, a complex step, dual numbers --
+needs one forward evaluation for each entry of the input, so that its work grows as the square of a row's width
+($N V^2$ for the cross entropy's gradient, $N d^2$ for LayerNorm's), where the closed form's grows as the width
+($N V$, $N d$). No tolerance can tell a careful measurement from the closed form, and a vectorised one runs few
+Python steps; its time on a wide case tells them apart. ``TimeLimit`` is that case's option (``Case.time_limit``):
+the runner times the reference on the case, best of ``REPEATS``, just before the learner's call, and refuses the
+call if it took longer than ``max(FLOOR, TIMES`` × the reference's time``)``.
+
+Times are CPU seconds of the process (``time.process_time``), not wall time: another program busy on the same
+cores slows the two alike, and little. The floor is far above what any closed form takes (a millisecond or less, with the guard's
+trace of the learner's lines), far below what a measurement takes (0.4 s or more on these cases).
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.cases import Case
+>>> from transformer_math.labs.timing import TimeLimit
+>>> budget = TimeLimit("write it in O(d) work per token")
+>>> budget.allowed(0.0002)            # the floor: a closed form takes well under it
+0.05
+>>> print(budget.refusal(0.6, 0.0004, Case((np.zeros((4, 2048)),))))
+on this 4×2048 case your function took 0.6 s of CPU where the closed form takes 0.4 ms: write it in O(d) work per token
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__: list[str] = []
+
+# CPU seconds any call may take on a wide case: honest closed forms take 0.5 to 2 ms there, up to 5 ms with both
+# cores busy (vectorised, einsum, float32, a Python loop over the rows, each traced line by line by the guard); a
+# measurement 0.4 s or more, a d×d Jacobian per token 0.1 s or more.
+FLOOR = 0.05
+TIMES = 20  # the limit follows the reference (0.1 to 2 ms here) on a slower or busier machine
+REPEATS = 3
+
+
+def cpu_seconds(call: Callable[[], object]) -> float:
+    """The CPU time of one call, in seconds."""
+    start = time.process_time()
+    call()
+    return time.process_time() - start
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """A wide case's work budget: the call may take ``max(FLOOR, TIMES × the reference's time)``; ``advice``
+    says, in the refusal, what work the closed form does."""
+
+    advice: str
+
+    def deadline(self, reference: Callable, case) -> Deadline:
+        """The budget of the learner's call on ``case``: the reference's best time of ``REPEATS`` there, measured
+        now (the first call warms the caches), in the same process, on the same machine under the same load."""
+        fastest = min(cpu_seconds(lambda: reference(*case.args, **case.kwargs)) for _ in range(REPEATS))
+        return Deadline(self, fastest, case)
+
+    def allowed(self, reference_seconds: float) -> float:
+        return max(FLOOR, TIMES * reference_seconds)
+
+    def refusal(self, taken: float, reference_seconds: float, case, stopped: bool = False) -> str | None:
+        """What the check says of a call on ``case`` that took ``taken`` seconds (and was ``stopped`` there, before
+        its end), or None if that is within the budget. The case's first argument has its size (``Z``, ``dy``)."""
+        if taken <= self.allowed(reference_seconds):
+            return None
+        size = "×".join(map(str, np.shape(case.args[0])))
+        took = f"was stopped after {taken:.2g} s of CPU" if stopped else f"took {taken:.2g} s of CPU"
+        return f"on this {size} case your function {took} where the closed form takes {reference_seconds * 1e3:.1g} ms: {self.advice}"
+
+
+class Deadline:
+    """One call's work budget. ``guarded`` starts and stops its clock around the call; the trace asks ``late`` between
+    the learner's lines (a measurement is stopped soon after its time is up, not when it ends), the runner once
+    after the call (a single NumPy call cannot be stopped)."""
+
+    def __init__(self, limit: TimeLimit, reference_seconds: float, case) -> None:
+        self.limit, self.reference_seconds, self.case = limit, reference_seconds, case
+        self.began, self.ended = 0.0, None
+
+    def start(self) -> None:
+        self.began, self.ended = time.process_time(), None
+
+    def stop(self) -> None:
+        self.ended = time.process_time()
+
+    def late(self) -> str | None:
+        """The refusal, if the call has taken longer than its budget so far."""
+        stopped = self.ended is None  # asked by the trace, while the call runs
+        taken = (time.process_time() if stopped else self.ended) - self.began
+        return self.limit.refusal(taken, self.reference_seconds, self.case, stopped)
