@@ -25,4 +25,6 @@ def test_float64_rounds_a_weight_to_exactly_0_about_745_below_the_largest_score(
     from transformer_math.softmax import softmax
 
     assert softmax(np.array([0.0, -744.0]))[1] > 0.0 and softmax(np.array([0.0, -746.0]))[1] == 0.0
-    assert says("a weight is 0 only for a score of $-\\infty$, or, in float64, one over about 745 below the row's largest")
+    assert says(
+        "a weight is 0 only for a score of $-\\infty$, or, in float64, one over about 745 below the row's largest"
+    )
