@@ -125,7 +125,8 @@ def test_random_cosines_need_mean_0_entries():
     assert abs(mean_abs_cos(*rng.uniform(-1, 1, size=(2, 10_000, d))) * math.sqrt(d) - math.sqrt(2 / math.pi)) < 0.02
     assert mean_abs_cos(*rng.uniform(0, 1, size=(2, 10_000, d))) > 0.7  # entries that all lean one way
     assert says(
-        "part-1/dot-product.md", "any independent entries of mean 0 and finite variance give the same large-$d$ value; entries from $[0, 1]$ do not"
+        "part-1/dot-product.md",
+        "any independent entries of mean 0 and finite variance give the same large-$d$ value; entries from $[0, 1]$ do not",
     )
 
 
