@@ -173,7 +173,8 @@ def depth_copy_losses() -> Figure:
         second = [history[step][1] for step in CHECKPOINTS]
         ax.plot(CHECKPOINTS, first, style, color="C0", label=f"{n_layers} layer{'s' * (n_layers > 1)}: first copy")
         ax.plot(CHECKPOINTS, second, style, color="C1", label=f"{n_layers} layer{'s' * (n_layers > 1)}: second copy")
-    ax.axhline(np.log(V), color="C3", ls=":", label=f"ln {V}: uniform guess")
+    floor = bayes_losses(*repeated_tokens(np.random.default_rng(1), TEST, EVAL_T))[:EVAL_T].mean()
+    ax.axhline(floor, color="C3", ls=":", label=f"best possible on the first copy, {floor:.2f}")
     ax.set_ylim(0, 4.5)
     ax.set_xlabel("AdamW step")
     ax.set_ylabel("loss (nats per token)")

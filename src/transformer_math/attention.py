@@ -183,7 +183,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 def _attention(q, k, v, mask=None):
     """``scaled_dot_product_attention`` without the checks, for the model's inner calls.
 
-    The scores are computed as ``k @ q^T`` and transposed: the same numbers as ``q @ k^T``, laid out so
+    The scores are computed as ``k @ q^T`` and transposed: the same numbers as ``q @ k^T`` up to rounding, laid out so
     that NumPy takes each row's maximum and sum faster (up to about 2x, by machine and shape).
     """
     q = q / math.sqrt(q.shape[-1])  # scaled before the product: q is smaller than the scores when n_k > d_k

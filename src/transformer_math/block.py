@@ -11,8 +11,9 @@ X_2 &= X_1 + \operatorname{act}(\operatorname{LN}_2(X_1)\, W_1 + b_1)\, W_2 \\
 \end{aligned}
 $$
 
-with $\operatorname{act}$ the ReLU, or the GELU of GPT-2 (``gelu``). ``transformer_math.model`` stacks
-$L$ of them between the embeddings and the logits, each block's $X_2$ the next one's $X_0$;
+with $\operatorname{act}$ the ReLU or the GELU (``gelu``; ``gelu_tanh`` is the form GPT-2 computed).
+``transformer_math.model`` stacks $L$ of them between the embeddings and the logits, each block's $X_2$
+the next one's $X_0$;
 ``block_backward`` is the chain rule through one block, from $\partial L / \partial X_2$ back to
 $\partial L / \partial X_0$.
 

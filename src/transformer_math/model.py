@@ -104,12 +104,13 @@ def init_params(
     (length about $\sqrt d$) are of the size of the sinusoidal positions' ($\sqrt{d/2}$). LayerNorm gains
     start at 1, every bias and shift at 0.
 
-    The logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1. Gaussian logits of mean
+    With LayerNorm, the logits $Z = \operatorname{LN}_f(X_2)\, W_U$ then have a spread of about 1
+    ($\operatorname{LN}_f$ rescales the last stream); without it the spread, and the gap below, is larger. Gaussian logits of mean
     0 and standard deviation $\sigma$, independent of the target, cost on average between $\ln V$ and
     $\ln V + \sigma^2/2$ nats: Jensen's inequality both ways, $\mathbb{E} \log \sum_j e^{z_j} \leq \log
     \mathbb{E} \sum_j e^{z_j}$ above and the convexity of log-sum-exp below; the upper bound is close when
-    $V$ is large. ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts the model within
-    about $0.1^2/2 = 0.005$ of $\ln V$, close to the uniform guess.
+    $V$ is large. ``output_scale`` multiplies $W_U$ (and so the initial logits): 0.1 starts a model with
+    LayerNorm within about $0.1^2/2 = 0.005$ of $\ln V$, close to the uniform guess.
 
     A block with a feed-forward layer adds two terms to the residual stream, $2L$ in all for $L$ such
     blocks; an attention-only block (``d_ff=0``) adds one. GPT-2 scales the matrices that write into the
@@ -364,8 +365,12 @@ def _backward(params, cache, dlogits):
 
 
 def add_rows(target, rows, values):
-    """``target[rows[i]] += values[i]`` for every ``i``, repeated rows adding up: ``np.add.at``, several times faster
-    by sorting the rows first and summing each run of equal rows at once."""
+    """``target[rows[i]] += values[i]`` for every ``i``, repeated rows adding up: ``np.add.at``, written as a sort
+    of the rows and one ``np.add.reduceat`` over each run of equal rows.
+
+    Which is faster depends on the shape. Single-threaded CPU time with NumPy 2.4.6, ``np.add.at`` over
+    ``add_rows`` for (target rows, values rows, columns): 1.6 at (65, 256, 32), 2.8 at (65, 2048, 64),
+    0.86 at (65, 4096, 128), 0.65 at (65, 16384, 256), 0.11 at (5, 8, 8)."""
     order = np.argsort(rows, kind="stable")
     rows, values = rows[order], values[order]
     starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])  # where each run of equal rows begins

@@ -5,7 +5,7 @@ The model's last position gives logits $z$ for the next token; it is drawn from
 $$p = \operatorname{softmax}(z / \tau),$$
 
 optionally truncated to the $k$ most probable tokens (top-$k$) or to the fewest whose probabilities add
-up to $p$ (nucleus, top-$p$), and renormalised. $\tau \to 0$ puts all the probability on the largest logit
+up to at least ``top_p`` (nucleus, top-$p$), and renormalised. $\tau \to 0$ puts all the probability on the largest logit
 (greedy decoding). A logit of $-\infty$ is a masked token: it gets probability exactly 0.
 
 Example

@@ -104,3 +104,18 @@ def test_head_1_1s_direct_effect_is_the_one_its_path_row_prints():
     first, second = float(row[1]), float(row[2])
     assert -0.05 < second < 0 and abs(first) < 0.05
     assert says(f"which is tiny (path 1.1: \N{MINUS SIGN}{abs(second):.2f} on the second copy)")
+
+
+def test_the_first_copy_is_measured_against_its_floor_3_25_not_ln_32():
+    inputs, targets = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, depth.EVAL_T)
+    floor = depth.bayes_losses(inputs, targets)[: depth.EVAL_T]
+    assert np.allclose(floor[:4], math.log(depth.V)) and floor[7] < 1.2  # at position 7 period 8 may repeat
+    assert says(f"is {floor.mean():.2f} averaged over the first copy ($\\ln 32$ at its first four positions)")
+    first = {n: [depth.induction_run(n)[1][step][0] for step in depth.CHECKPOINTS] for n in (2, 1)}
+    alt = (
+        f"while the first copy's stays between {min(first[2]):.1f} and {max(first[2]):.1f}, up to "
+        f"{max(first[2]) - floor.mean():.2f} above the dotted line, {floor.mean():.2f}, the best possible first-copy "
+        f"loss. One layer, dashed: the second copy's loss falls only to about 2, the first copy's stays between "
+        f"ln 32 and {max(first[1]):.2f}."
+    )
+    assert f"{min(first[1]):.2f}" == f"{math.log(depth.V):.2f}" and says(alt)

@@ -14,4 +14,4 @@ def test_a_score_of_minus_16_or_less_plus_the_most_negative_float16_rounds_to_mi
         sums = {score: np.float16(score) + lowest for score in (-1.0, -15.9921875, -16.0, -100.0)}
     assert np.isfinite(sums[-1.0]) and np.isfinite(sums[-15.9921875])  # the float16 just above -16
     assert sums[-16.0] == -np.inf and sums[-100.0] == -np.inf
-    assert prose.says("part-4/modern.md", "in float16 a score of $-16$ or less plus it rounds to $-\\infty$")
+    assert prose.says("part-4/modern.md", "added, it would round a score of $-16$ or less to $-\\infty$ in float16")

@@ -82,7 +82,7 @@ def test_the_gap_between_training_and_held_out_loss_grows(runs):
         f"A gap of {float(whole[2]):.2f}, near the model's {gap[0]:.2f}"
     )
     assert says(f"It grows to {gap[-1]:.2f}, so, if the play's extra difficulty stays near {gap[0]:.2f}, about")
-    assert says(f"about {gap[-1] - gap[0]:.1f} is the model fitting the training plays")
+    assert says(f"about {gap[-1] - gap[0]:.1f} (one seed, no error bar) is the model fitting the training plays")
     tail = val[int(0.6 * len(val)) :]  # the last 40 % of the run: still falling, more slowly than the training loss
     assert tail[0] - tail[-1] > 0.03 and train[int(0.6 * len(val))] - train[-1] > tail[0] - tail[-1]
     assert says("The held-out loss still falls, more slowly than the training loss.")
@@ -115,7 +115,7 @@ def test_the_first_loss_is_half_a_nat_above_ln_v_mostly_from_the_logits_spread()
     rng = np.random.default_rng(0)  # nanoGPT's init: every matrix, the embeddings too, of spread 0.02
     nano = {name: rng.normal(0, 0.02, w.shape).astype(w.dtype) if w.ndim == 2 else w for name, w in params.items()}
     assert first_loss(nano, x, y)[1] - log_v < 0.05
-    assert says("(nanoGPT's weights of spread 0.02 start near $\\ln V$)")
+    assert says("(not 0.02; nanoGPT's weights of spread 0.02 start near $\\ln V$)")
 
 
 def test_the_samples_are_as_described(runs):
