@@ -14,8 +14,9 @@ call, beginning ``Correct``, ``Wrong`` or ``Not yet``:
 >>> check("softmax", softmax)
 Correct: softmax - 12 hidden cases
 
-The shared machinery: ``guard`` (the library refused while the learner's code runs) and
-``trace`` (its opcode trace: the loops exercise, a budget of Python steps),
+The shared machinery: ``guard`` (the library refused while the learner's code runs),
+``isolation`` (the function run alone: no worker thread or process of the notebook's), ``timing`` (a work
+budget on a wide case) and ``trace`` (its opcode trace: the loops exercise, a budget of Python steps),
 ``cases`` (seeded hidden cases), ``diagnose`` (what a
 failure says) and ``runner`` (the checks themselves). The package needs NumPy only.
 """

@@ -18,7 +18,8 @@ code is that module's only when compiled from its own file, so exec cannot pass 
 standard library's.
 The hook cannot be switched off and on again around a call: an audit hook (``sys.addaudithook``, which
 nothing can remove) refuses ``sys.setprofile``, ``sys.settrace``, ``ctypes``, ``os.system`` and the other ways to
-start a process while a check runs, and the learner's code may not start a thread.
+start a process while a check runs, and the learner's code may not start a thread; nor may a thread or a
+process started before the check run the notebook's code meanwhile (``isolation``).
 
 ``guarded(loops=True)`` adds what a loops exercise needs, ``guarded(budget=n)`` a limit of ``n`` Python steps
 (a loop where a closed form is asked for), and ``guarded(derived=True)`` refuses complex and extended-precision
@@ -46,18 +47,14 @@ it calls transformer_math.softmax.softmax, the library's version of what this ex
 from __future__ import annotations
 
 import contextlib
-import glob
-import io
 import os
-import stat
 import sys
 import threading
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from transformer_math.labs import fingerprint, measured
+from transformer_math.labs import fingerprint, isolation, measured
 from transformer_math.labs.authorship import OUTSIDE, _kind
 from transformer_math.labs.trace import PRODUCTS, Trace, numpy_products_refused
 
@@ -273,7 +270,7 @@ def guarded(
     the trace stops the learner's code once it is past.
     """
     seen = Seen()
-    alone = not_alone()
+    alone = isolation.not_alone()
     if alone:
         seen.refuse("not alone", alone)
         seen.halted = True
@@ -307,108 +304,9 @@ def guarded(
                 threading.setprofile(previous_threads)
                 _ACTIVE.pop()
             seen.switched_off = current is not hook and not seen.refused
-            helper = not seen.refused and learner_thread()
+            helper = not seen.refused and isolation.learner_thread()
             if helper:
-                seen.refuse("a thread", thread_message(helper))
-
-
-ALONE = "a check runs your function alone, in this process"
-
-
-def thread_message(where: str) -> str:
-    return f"a thread started before the check is running your code ({where}); {ALONE}: stop the thread and run the check again"
-
-
-def learner_thread() -> str | None:
-    """A thread other than this one with the learner's code on its stack (a worker started in an earlier cell,
-    waiting on a queue for the learner's function to hand it work): ``its name, in function (line n)``. The
-    threads of Jupyter, IPython and pytest run no code of the notebook's."""
-    me = threading.get_ident()
-    for ident, frame in sys._current_frames().items():
-        while ident != me and frame is not None:
-            if _notebooks(frame):
-                thread = threading._active.get(ident)  # noqa: SLF001 - the name of a thread by its id
-                name = thread.name if thread is not None else f"thread {ident}"
-                return f"{name}, in {frame.f_code.co_name} (line {frame.f_lineno})"
-            frame = frame.f_back
-    return None
-
-
-GUIDE = "transformer_math"  # the guide's library: a process it starts is not the notebook's
-_STARTED: list = []  # the processes the notebook's own code started: weak references to their Popen, or None
-
-
-def _live_children(task: str = "*") -> list[int]:
-    """The live child processes of this process's threads (``task``: one thread's id, or all), where Linux says
-    (``/proc/self/task/*/children``); none elsewhere."""
-    found = []
-    for path in glob.glob(f"/proc/self/task/{task}/children"):
-        try:
-            with open(path) as listing:
-                found += [int(pid) for pid in listing.read().split()]
-        except (OSError, ValueError):
-            continue
-    live = []
-    for pid in found:
-        try:
-            with open(f"/proc/{pid}/stat") as status:
-                state = status.read().rpartition(")")[2].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in ("Z", "X"):  # a zombie has finished: nothing of it runs
-            live.append(pid)
-    return live
-
-
-def not_alone() -> str | None:
-    """Why a check may not start now, or None: another thread runs the notebook's code, or a process the
-    notebook's code started before the check is still running (Linux tells; pytest's and Jupyter's own
-    processes are started by their code, not the notebook's)."""
-    helper = learner_thread()
-    if helper:
-        return thread_message(helper)
-    children = _live_children() if _STARTED else []
-    if None not in _STARTED:  # only processes started through a Popen, whose ids are known
-        started = {getattr(owner(), "pid", None) for owner in _STARTED}
-        children = [pid for pid in children if pid in started]
-    if children:
-        pids = ", ".join(map(str, children[:3]))
-        return (
-            f"a process started before the check is still running (pid {pids}); {ALONE}: stop it (or restart the "
-            "kernel) and run the check again"
-        )
-    return None
-
-
-PROCESS_STARTS = ("subprocess.Popen", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.exec")
-
-
-def _note_start(event: str) -> None:
-    """Remember a process the notebook's own code starts (its first caller that is not the standard library or
-    a package: code in ``__main__`` or in globals exec was given), by the Popen that starts it where there is one
-    (``subprocess``'s and ``multiprocessing``'s hold the child's id once it starts)."""
-    caller = frame = sys._getframe(2)
-    while frame is not None:
-        kind = _kind(frame.f_code, frame.f_globals)
-        if kind == "learner" or (kind == "library" and str(frame.f_globals.get("__name__")).startswith(GUIDE)):
-            if _notebooks(frame):
-                owner = caller.f_locals.get("self") if caller is not frame else None
-                try:
-                    _STARTED.append(weakref.ref(owner) if owner is not None else None)
-                except TypeError:
-                    _STARTED.append(None)
-            return
-        frame = frame.f_back
-
-
-def _notebooks(frame) -> bool:
-    """Whether a frame runs the notebook's own code: the learner's, in ``__main__`` or in globals exec was given
-    (not a module of files, such as pytest's tests and their helpers)."""
-    namespace = frame.f_globals
-    name = namespace.get("__name__") if isinstance(namespace, dict) else None
-    if _kind(frame.f_code, namespace) != "learner":
-        return False
-    return name == "__main__" or getattr(sys.modules.get(name), "__dict__", None) is not namespace
+                seen.refuse("a thread", isolation.thread_message(helper))
 
 
 def _outside(name: str, value) -> str | None:
@@ -428,24 +326,9 @@ def _outside(name: str, value) -> str | None:
         return f"{name} ({module})" if name != module.rpartition(".")[2] else module
     held = value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else (value,)
     for part in list(held)[:16]:
-        if _channel(part):
+        if isolation.channel(part):
             return f"{name} (a pipe or socket to another process)"
     return None
-
-
-def _channel(value) -> bool:
-    """Whether ``value`` is a file or socket whose descriptor is a pipe or a socket: a way to hand work to
-    another process (the pipes of a ``subprocess.Popen`` started in an earlier cell)."""
-    if not isinstance(value, io.IOBase) and type(value).__module__ not in ("socket", "_socket"):
-        return False  # only the standard library's files and sockets: no code of the learner's runs here
-    try:
-        descriptor = value.fileno()
-        if not isinstance(descriptor, int):
-            return False
-        mode = os.fstat(descriptor).st_mode
-    except Exception:  # noqa: BLE001 - closed, or no descriptor at all (a StringIO): nothing to talk through
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def uses_forbidden(code, names: frozenset, namespace: dict, local: dict | None = None) -> str | None:
@@ -520,8 +403,8 @@ def _switching():
 
 def _audit(event: str, args) -> None:
     """Refuse, while a check's call runs, what would let the learner's code out of the guard's sight."""
-    if not _ACTIVE and event.startswith(PROCESS_STARTS):
-        _note_start(event)
+    if not _ACTIVE and event.startswith(isolation.PROCESS_STARTS):
+        isolation.note_start(event)
     if not _ACTIVE or _SWITCHING[0] or not event.startswith(AUDITED) or threading.get_ident() != _ACTIVE[-1].thread:
         return
     if _ACTIVE[-1].refused:  # already refused: CPython switches a hook off itself when the hook raises
