@@ -14,7 +14,7 @@ import threading
 import pytest
 
 import transformer_math.labs as labs
-from transformer_math.labs.runner import HandNumber
+from transformer_math.labs.hand import HandNumber
 from transformer_math.labs.softmax import check as softmax_check
 
 LINUX = os.path.exists("/proc/self/task")

@@ -16,7 +16,8 @@ import transformer_math.softmax as library_softmax
 from transformer_math.labs.cases import Case, generator
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.guard import guarded
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber, Verdict, call_guarded, digest
+from transformer_math.labs.hand import HandNumber, digest
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict, call_guarded
 from transformer_math.labs.trace import loops_only_array
 
 OWN = ("transformer_math.softmax.softmax",)

@@ -48,7 +48,8 @@ from transformer_math.block import layer_norm_backward as reference_ln_backward
 from transformer_math.calculus import numerical_gradient
 from transformer_math.labs.attention import scattered_mask
 from transformer_math.labs.cases import Case
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+from transformer_math.labs.hand import HandNumber
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck
 from transformer_math.labs.timing import TimeLimit
 from transformer_math.model import cross_entropy_backward
 from transformer_math.softmax import softmax

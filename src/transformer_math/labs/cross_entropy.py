@@ -29,7 +29,8 @@ from transformer_math.information import cross_entropy as reference_cross_entrop
 from transformer_math.information import cross_entropy_from_logits as reference_from_logits
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+from transformer_math.labs.hand import HandNumber
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck
 
 __all__ = ["check"]
 

@@ -10,9 +10,7 @@ notebook calls it: ``check("softmax", softmax)``. Each kind of exercise has its 
   are the same at every run but the last, which is drawn anew from the operating system's randomness each
   time the check runs: no table of answers made before the run holds it. The learner's result is turned into plain numbers inside
   the guard, so that an object computing its value later, out of the guard's sight, gains nothing.
-* ``HandNumber`` compares a number worked out by hand with a hash of the answer, so that the answer is
-  neither in the check cells nor in the checks' module nor in a failure message. The folded solution under
-  the exercise shows it, by design, as it shows every exercise's solution.
+* ``HandNumber`` (``hand``) compares a number worked out by hand with a hash of the answer.
 * ``Choice`` records a prediction: any of the offered answers is right, if written before the run.
 * ``ValueCheck`` compares a value computed in the notebook with a reference computed from the notebook's
   data (the check is passed that data).
@@ -38,7 +36,6 @@ Not yet: double - replace the ... in the exercise
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import re
 from collections.abc import Callable
@@ -56,7 +53,6 @@ __all__: list[str] = []
 
 NOT_YET = "replace the ... in the exercise"
 NOT_YET_EARLIER = "it uses a function that still holds its ... (an earlier exercise?)"
-SALT = b"transformer-math labs"
 
 
 class Verdict(Exception):
@@ -299,54 +295,6 @@ def richness(case: Case) -> int:
     for value in (*case.args, *case.kwargs.values()):
         collect(value)
     return len(found)
-
-
-def digest(name: str, text: str) -> str:
-    """The hash of an answer: slow on purpose (a table of every 4-decimal number takes hours, not seconds)."""
-    return hashlib.pbkdf2_hmac("sha256", f"{name}={text}".encode(), SALT, 4000).hex()[:24]
-
-
-def hand_text(value, decimals: int) -> list[str]:
-    """The texts a number worked by hand may round to: its value to ``decimals``, and one unit either side."""
-    unit = 10.0**-decimals
-    if isinstance(value, (list, tuple, np.ndarray)):
-        values = [float(v) for v in np.asarray(value, dtype=float).reshape(-1)]
-        options = [[f"{v + k * unit:.{decimals}f}" for k in (0, -1, 1)] for v in values]
-        texts = [""]
-        for choices in options:  # every combination, the value itself first
-            texts = [f"{t},{c}" if t else c for t in texts for c in choices]
-        return texts[:27]
-    v = float(value)
-    return [f"{v + k * unit:.{decimals}f}" for k in (0, -1, 1)]
-
-
-@dataclass
-class HandNumber:
-    """A number (or a few) worked out by hand, compared with the hash of the answer at ``decimals`` decimals.
-
-    ``slips`` maps the hash of a typical wrong answer to what it tells about the slip."""
-
-    answer: str  # the hash, from digest(name, text)
-    decimals: int = 4
-    size: int = 1
-    slips: dict[str, str] = field(default_factory=dict)
-
-    def run(self, name: str, value) -> tuple[str, list[str]]:
-        if holds_ellipsis(value):
-            return "Not yet", [NOT_YET]
-        try:
-            array = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            return "Wrong", [f"{name} should be {'a number' if self.size == 1 else f'{self.size} numbers'}"]
-        if array.size != self.size or not np.all(np.isfinite(array)):
-            return "Wrong", [f"{name} should be {'one finite number' if self.size == 1 else f'{self.size} numbers'}"]
-        shown = value if self.size > 1 else array.reshape(-1)[0]
-        texts = hand_text(shown if self.size > 1 else float(shown), self.decimals)
-        if any(digest(name, text) == self.answer for text in texts):
-            return "Correct", []
-        slip = self.slips.get(digest(name, texts[0]))
-        said = ", ".join(f"{v:.{self.decimals}f}" for v in array.reshape(-1))
-        return "Wrong", [f"{said} is not it (to {self.decimals} decimals)" + (f": {slip}" if slip else "")]
 
 
 @dataclass

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.labs.cases import Case
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, HandNumber
+from transformer_math.labs.hand import HandNumber
+from transformer_math.labs.runner import Checks, Choice, FunctionCheck
 from transformer_math.model import forward, init_params
 from transformer_math.sample import generate
 
