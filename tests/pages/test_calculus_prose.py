@@ -432,7 +432,7 @@ def test_on_the_valley_tuned_momentum_reaches_1e_12_where_the_best_plain_run_rea
     tuned_lr, tuned_mu = 4 / (1 + 5) ** 2, ((5 - 1) / (5 + 1)) ** 2  # Polyak's rule for curvatures 1 and 25
     assert math.isclose(tuned_lr, 1 / 9) and math.isclose(tuned_mu, 4 / 9)
     assert says("optimizers.md", "its steps up to ten times longer; the *heavy ball*, momentum tuned to the valley")
-    assert says("optimizers.md", "$\\mu = 4/9$, [in depth]")
+    assert says("optimizers.md", "$\\mu = 4/9$, stated here and derived [in depth]")
     assert says("optimizers.md", "reaches about $10^{-12}$, against 0.0075 for the best plain run")
 
 
