@@ -126,7 +126,7 @@ def test_random_cosines_need_mean_0_entries():
     assert mean_abs_cos(*rng.uniform(0, 1, size=(2, 10_000, d))) > 0.7  # entries that all lean one way
     assert says(
         "part-1/dot-product.md",
-        "any independent entries of mean 0 and finite variance give the same large-$d$ value; entries from $[0, 1]$ do not",
+        "any independent, identically distributed entries of mean 0 and finite variance give the same large-$d$ value; entries from $[0, 1]$ do not",
     )
 
 
