@@ -12,8 +12,10 @@ every other hook) never sees the copy:
   (hooks/reading_time.py). What they hold is left out of the copy: Material's
   search would parse it only to skip it, half the time it spent on a page.
 - Two kinds of table repeat what the index has elsewhere: a reference entry's tables of parameters, returns
-  and errors (their names are in its signature, which stays) and the notation's column "introduced in" (the
-  chapters' names). Both stay on the page and out of the index.
+  and errors (their names are in its signature, which stays) and the notation's columns "in the code" (the
+  library's names, searchable on its reference pages) and "introduced in" (the chapters' names). All stay on
+  the page and out of the index. So does a chapter's "Further reading": titles and authors of papers, whose
+  ideas the chapter's own text names where it uses them.
 - A formula (a TeX placeholder until hooks/katex_render.py typesets it when the page is written) is indexed
   as a plain text form, ``-log Q(x)`` for ``-\\log Q(x)``, so that result snippets have no holes.
 
@@ -38,10 +40,14 @@ NOT_SEARCHED = re.compile(
     r'|details class="(?:mkdocstrings-source|success)"|figure class="explorer"|p class="reading-time")[^>]*>'
 )
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+FURTHER_READING = re.compile(r'<h2 id="further-reading".*?(?=<h2\b|\Z)', re.S)  # to the next section or the end
 TABLE = re.compile(r"<table>.*?</table>", re.S)
 DOC_TABLE = re.compile(r'<p><span class="doc-section-title">[^<]*</span></p>\s*<table>')
-PAGE_COLUMN = re.compile(r"<th[^>]*>(?:introduced in|on the page)</th>\s*</tr>\s*</thead>")
+PAGE_COLUMN = re.compile(
+    r"(<th[^>]*>in the code</th>\s*)?<th[^>]*>(?:introduced in|on the page)</th>\s*</tr>\s*</thead>"
+)
 LAST_CELL = re.compile(r"<td([^>]*)>((?:(?!<td).)*?)</td>(\s*</tr>)", re.S)
+LAST_TWO_CELLS = re.compile(r"<td([^>]*)>(?:(?!<td).)*?</td>\s*<td([^>]*)>(?:(?!<td).)*?</td>(\s*</tr>)", re.S)
 
 _pages: dict[str, str] = {}  # each page's own HTML while Material's search reads the copy
 
@@ -85,7 +91,8 @@ def index_copy(page_html: str) -> str:
         parts += [page_html[end : match.start()], opening, f"</{tag}>"]
         end = _element_end(page_html, tag, match.end())
     parts.append(page_html[end:])
-    return FORMULA.sub(_searchable_formula, TABLE.sub(_without_page_column, _without_doc_tables("".join(parts))))
+    copy = FURTHER_READING.sub("", _without_doc_tables("".join(parts)))
+    return FORMULA.sub(_searchable_formula, TABLE.sub(_without_page_column, copy))
 
 
 def _without_doc_tables(page_html: str) -> str:
@@ -99,8 +106,11 @@ def _without_doc_tables(page_html: str) -> str:
 
 def _without_page_column(match: re.Match) -> str:
     table = match.group(0)
-    if not PAGE_COLUMN.search(table):
+    header = PAGE_COLUMN.search(table)
+    if not header:
         return table
+    if header.group(1):  # the notation's code column too: the names are the library's, searchable there
+        return LAST_TWO_CELLS.sub(r"<td\1 data-search-exclude></td><td\2 data-search-exclude></td>\3", table)
     return LAST_CELL.sub(r"<td\1 data-search-exclude></td>\3", table)
 
 

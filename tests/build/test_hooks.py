@@ -149,3 +149,14 @@ def test_the_index_copy_leaves_out_parameter_tables_and_the_notations_page_colum
     assert "the width" in copy and "Scalars and vectors" not in copy
     other = notation.replace("introduced in", "shape")  # any other table keeps every column
     assert "Scalars and vectors" in index_copy(other)
+    coded = notation.replace("<th>introduced in", "<th>in the code</th><th>introduced in").replace(
+        "<td>the width</td>", "<td>the width</td><td><code>d_model</code></td>"
+    )
+    copy = index_copy(coded)
+    assert "the width" in copy and "d_model" not in copy and "Scalars and vectors" not in copy
+    chapter = (
+        '<h2 id="why">Why</h2><p>Attention.</p><h2 id="further-reading">Further reading</h2><ul><li>Vaswani</li></ul>'
+    )
+    copy = index_copy(chapter + '<h2 id="after">After</h2><p>More.</p>')
+    assert "Attention." in copy and "More." in copy and "Vaswani" not in copy and "Further reading" not in copy
+    assert "Vaswani" not in index_copy(chapter)  # the last section of a page
