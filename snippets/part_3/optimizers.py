@@ -114,11 +114,12 @@ def descent_explorer() -> Explorer:
 
 
 # --8<-- [start:minibatch-run]
-def minibatch_runs(optimizer, lr, momentum=0.0, decay=False, steps=2000, seeds=range(20), batch=10):
+def minibatch_runs(optimizer, lr, momentum=0.0, decay=False, steps=2000, seeds=range(20), batch=10, watch=None):
     """Linear regression, 1,000 noisy examples of 10 features whose sizes range from 1 to 0.1 (curvatures
     1 to 0.01), trained on mini-batches of ``batch`` by "sgd" (with ``momentum``) or "adam", with the
-    learning rate constant or decayed linearly to 0. One run per seed, all at once: each array gets a first
-    axis for the seed. Returns the excess loss L(w) - min L on all the data after every step, a row per seed."""
+    learning rate constant or decayed linearly to 0, calling ``watch(opt)`` after each step if given. One run
+    per seed, all at once: each array gets a first axis for the seed. Returns the excess loss L(w) - min L on
+    all the data after every step, a row per seed."""
     import numpy as np
 
     from transformer_math.optim import SGD, Adam
@@ -148,6 +149,8 @@ def minibatch_runs(optimizer, lr, momentum=0.0, decay=False, steps=2000, seeds=r
         if decay:
             opt.lr = lr * (1 - t / steps)
         opt.step([g])
+        if watch:
+            watch(opt)
         excess.append(loss(w) - best)
     return np.array(excess).T
 
@@ -192,6 +195,22 @@ def minibatch() -> None:
         f"floor of momentum / SGD at 0.5: {typical:.2f} (standard error {error:.2f}), lower on {np.sum(ratio < 0)} of 20"
     )
     # --8<-- [end:minibatch]
+
+
+def adam_steps() -> None:
+    """The fold's example: how far Adam's step reaches on the steepest weight as v hat forgets."""
+    # --8<-- [start:adam-steps]
+    import numpy as np
+
+    reach = []  # eta / sqrt(v hat) on the steepest weight (the first), a value per seed
+
+    def watch(opt):
+        reach.append(opt.lr / np.sqrt(opt.v[0][:, 0] / (1 - opt.beta2**opt.t)))
+
+    minibatch_runs("adam", 0.05, watch=watch)
+    for step in (100, 2000):
+        print(f"step {step:4d}: mean {np.mean(reach[step - 1]):.3f}, median {np.median(reach[step - 1]):.3f}")
+    # --8<-- [end:adam-steps]
 
 
 @figure("minibatch-regression")

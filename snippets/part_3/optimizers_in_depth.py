@@ -41,6 +41,30 @@ def heavy_ball() -> None:
     # --8<-- [end:heavy-ball]
 
 
+def settled_variances() -> None:
+    """The fold's example: the variance momentum and SGD settle to under constant noise, solved exactly."""
+    # --8<-- [start:settled-variance]
+    import numpy as np
+
+    def settled_variance(eta, mu, a):
+        """Var(theta) that a step leaves unchanged, for gradients a theta + noise of variance 1."""
+        R = np.array([[1 - eta * a, a], [-eta * mu, mu]])  # (theta, m) <- (theta, m) R, noise aside
+        b = np.array([[-eta, 1.0]])  # the noise enters (theta, m) as xi b
+        # S = R^T S R + b^T b is linear in S's four entries: solve it
+        S = np.linalg.solve(np.eye(4) - np.kron(R.T, R.T), (b.T @ b).ravel()).reshape(2, 2)
+        return S[0, 0]
+
+    eta, mu = 0.05, 0.9
+    formula = eta * (1 + mu) / (1 - mu) / (2 * (1 + mu) - eta)  # the closed form at a = 1
+    print(f"steepest direction: momentum {settled_variance(eta, mu, 1.0):.6f}, closed form {formula:.6f}")
+    print(f"momentum / SGD at 0.5: {settled_variance(eta, mu, 1.0) / settled_variance(0.5, 0.0, 1.0):.2f}")
+    # the excess loss sums a V / 2; each direction's noise variance is proportional to a
+    curvatures = np.logspace(0, -1, 10) ** 2
+    whole = [sum(a * a * settled_variance(lr, m, a) for a in curvatures) for lr, m in ((eta, mu), (0.5, 0.0))]
+    print(f"all ten directions: {whole[0] / whole[1]:.2f}")
+    # --8<-- [end:settled-variance]
+
+
 def adam_bound() -> None:
     """The deeper page's example: Adam's normalised step, with and without bias correction, for a gradient that
     grows 11% a step from the start or only after 3,000 steady steps, against the Cauchy-Schwarz bound."""

@@ -73,7 +73,7 @@ def warmup() -> None:
         gap = end[0] - end[30]
         print(
             f"peak {peak_lr:<4}, mean of the last 50: higher without warm-up on {np.sum(gap > 0)} of 20 seeds,"
-            f" within 0.005 on {np.sum(np.abs(gap) < 0.005)}, median gap {np.median(np.abs(gap)):.3f}"
+            f" within 0.005 on {np.sum(np.abs(gap) < 0.005)}, median |gap| {np.median(np.abs(gap)):.3f}"
         )
     lopsided = 2 * sum(math.comb(20, k) for k in range(16, 21))  # comb(20, k): the ways k of 20 tosses are heads
     print(f"20 coin tosses, 16 or more the same way: {lopsided:,} of the 2**20 outcomes, 1 in {2**20 / lopsided:.0f}")
