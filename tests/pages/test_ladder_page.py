@@ -88,7 +88,9 @@ def test_the_thresholds_in_words_are_students(results):
     assert f"{ladder.t_point(0.05, 4):.1f}" == "2.8" and f"{ladder.t_point(0.05 / 7, 4):.1f}" == "5.1"
     assert says("clears 2.8 (at $\\nu \\approx 4$, tested alone) and, as the first of Holm's seven, 5.1")
     assert says("the bar is 2 to 3 standard\nerrors (2.8 for the close steps)")
-    assert says("the clearest step must\npass at $5\\,\\% / 7$, the next at $5\\,\\% / 6$, and so on (Holm's correction)")
+    assert says(
+        "the clearest step must\npass at $5\\,\\% / 7$, the next at $5\\,\\% / 6$, and so on (Holm's correction)"
+    )
 
 
 def test_holms_bars_depend_on_each_steps_degrees_of_freedom(results):
@@ -103,7 +105,9 @@ def test_holms_bars_depend_on_each_steps_degrees_of_freedom(results):
     close = ["+ feed-forward", "+ residual", "+ LayerNorm"]
     assert all(results[name]["seed_se"] > results[name]["text_se"] for name in close)
     low, high = min(bar[name] for name in close), max(bar[name] for name in close)
-    assert says(f"2.8 for the two clearest steps, whose text error dominates, and {low:.1f} to {high:.1f} for feed-forward")
+    assert says(
+        f"2.8 for the two clearest steps, whose text error dominates, and {low:.1f} to {high:.1f} for feed-forward"
+    )
     assert says("residual and\nLayerNorm, whose five seeds dominate")
     assert says("as the first of Holm's seven, 5.1 (at $\\nu \\approx 4$)")
 
