@@ -29,7 +29,9 @@ def test_the_one_layer_model_sits_above_the_positional_bound_and_falls_back_on_u
     assert says(
         f"from {bound[0]:.2f} at position {period} to {bound[-1]:.2f} at {2 * period - 2}, mean {bound.mean():.2f}"
     )
-    assert says(f"mean {bound.mean():.2f}. Seed 0's loss, {history[depth.STEPS][1]:.2f}, the best of five, falls as that cost")
+    assert says(
+        f"mean {bound.mean():.2f}. Seed 0's loss, {history[depth.STEPS][1]:.2f}, the best of five, falls as that cost"
+    )
     inputs, targets = depth.repeated_tokens(np.random.default_rng(1), depth.TEST, period)
     curve = depth.position_losses(one, inputs, targets)[period:]
     assert curve.mean() > bound.mean() and np.all(np.diff(curve[:-1]) < 0)  # falling but for the last position
