@@ -17,9 +17,9 @@ def positional_encoding_heatmap() -> Figure:
     fig = Figure(figsize=(8, 4.2), layout="constrained")  # room for the colour bar
     heat, waves = fig.subplots(1, 2, width_ratios=[1.1, 1])
     image = heat.imshow(pe, cmap="coolwarm", vmin=-1, vmax=1, aspect="auto")
-    heat.set_xlabel("feature (column) j")
+    heat.set_xlabel("column")
     heat.set_ylabel("position pos")
-    heat.set_title("PE[pos, j]: fast waves left, slow right", fontsize=11)
+    heat.set_title("PE[pos, column]: fast waves left, slow right", fontsize=11)
     heat.grid(False)
     fig.colorbar(image, ax=heat, shrink=0.8)
     for column, colour in [(0, "C0"), (2, "C1"), (4, "C2")]:

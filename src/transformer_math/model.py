@@ -113,11 +113,11 @@ def init_params(
     LayerNorm within about $0.1^2/2 = 0.005$ of $\ln V$, close to the uniform guess.
 
     A block with a feed-forward layer adds two terms to the residual stream, $2L$ in all for $L$ such
-    blocks; an attention-only block (``d_ff=0``) adds one. GPT-2 scales the matrices that write into the
-    stream, $W_O$ and $W_2$, by $1/\sqrt{N}$ with $N$ the number of these terms, so that their sum has
-    about the spread of one. The library uses nanoGPT's $1/\sqrt{2L}$, which is that rule for blocks with
-    a feed-forward layer; for attention-only blocks it scales $W_O$ by $1/\sqrt{2L}$ all the same,
-    smaller than GPT-2's $1/\sqrt{L}$. ``scale_residual=None`` scales when ``n_layers > 1``; a one-block
+    blocks; an attention-only block (``d_ff=0``) adds one. The GPT-2 paper scales the matrices that write
+    into the stream, $W_O$ and $W_2$, by $1/\sqrt{N}$, $N$ "the number of residual layers", so that their
+    sum has about the spread of one; nanoGPT reads $N$ as the number of these terms, $2L$, and so does the
+    library. For attention-only blocks it scales $W_O$ by $1/\sqrt{2L}$ all the same, smaller than the
+    $1/\sqrt{L}$ that one term per block would give. ``scale_residual=None`` scales when ``n_layers > 1``; a one-block
     model keeps the unscaled matrices that Part IV's pages were recorded with. ``True`` or ``False``
     decides it for any $L$.
 

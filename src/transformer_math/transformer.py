@@ -1,4 +1,5 @@
-r"""The one-block Transformer, all of it: the model, its training loop and decoding, from one import.
+r"""The Transformer of ``transformer_math.model`` (one block by default), its training loop and decoding, from one
+import.
 
 The code lives in three modules, split by job as nanoGPT splits ``model.py``, ``train.py`` and
 ``sample.py``:

@@ -88,7 +88,28 @@ def test_the_thresholds_in_words_are_students(results):
     assert f"{ladder.t_point(0.05, 4):.1f}" == "2.8" and f"{ladder.t_point(0.05 / 7, 4):.1f}" == "5.1"
     assert says("clears 2.8 (at $\\nu \\approx 4$, tested alone) and, as the first of Holm's seven, 5.1")
     assert says("the bar is 2 to 3 standard\nerrors (2.8 for the close steps)")
-    assert says("the clearest step must pass at $5\\,\\% / 7$ (a bar of 5.1)")
+    assert says(
+        "the clearest step must\npass at $5\\,\\% / 7$, the next at $5\\,\\% / 6$, and so on (Holm's correction)"
+    )
+
+
+def test_holms_bars_depend_on_each_steps_degrees_of_freedom(results):
+    """The i-th smallest p of seven passes at 5 % / (7 - i + 1); as a bar on |t| that depends on the step's nu:
+    about 2.8 where the text's error dominates (nu near 37), 3.5 to 4.1 where the five seeds do (nu near 4)."""
+    ranked = sorted(results, key=lambda name: results[name]["p"])
+    bar = {name: ladder.t_point(0.05 / (7 - i), results[name]["df"]) for i, name in enumerate(ranked)}
+    clearest = ranked[:2]
+    assert set(clearest) == {"average of the past", "one head"}
+    assert all(results[name]["df"] > 30 and results[name]["text_se"] > results[name]["seed_se"] for name in clearest)
+    assert {f"{bar[name]:.1f}" for name in clearest} == {"2.8"}
+    close = ["+ feed-forward", "+ residual", "+ LayerNorm"]
+    assert all(results[name]["seed_se"] > results[name]["text_se"] for name in close)
+    low, high = min(bar[name] for name in close), max(bar[name] for name in close)
+    assert says(
+        f"2.8 for the two clearest steps, whose text error dominates, and {low:.1f} to {high:.1f} for feed-forward"
+    )
+    assert says("residual and\nLayerNorm, whose five seeds dominate")
+    assert says("as the first of Holm's seven, 5.1 (at $\\nu \\approx 4$)")
 
 
 def test_no_rung_memorises_as_the_prose_says():

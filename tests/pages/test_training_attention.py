@@ -15,8 +15,8 @@ def test_head_2_reads_the_word_before_the_later_thes_softly():
     _, cache = forward(training_run()[2], window, n_heads=N_HEADS)
     weights = cache["weights"][1]  # head 2
     rows = [i for i in range(1, SEQ_LEN) if VOCAB[window[i]] == "the"]
-    assert [i + 1 for i in rows] == [5, 7] and prose.says(
-        "part-4/training.md", 'At the two later "the"s (rows 5 and 7)'
+    assert rows == [4, 6] and prose.says(
+        "part-4/training.md", 'At the two later "the"s (positions 4 and 6, the fifth and seventh rows)'
     )
     largest = [int(np.argmax(weights[i])) for i in rows]
     assert largest == [i - 1 for i in rows] and [VOCAB[window[j]] for j in largest] == ["on", "mat"]
@@ -43,6 +43,6 @@ def test_the_look_back_rises_first_in_row_5_and_becomes_the_largest_first_in_row
     assert largest_from(row_5, 4) == 75 and largest_from(row_7, 6) == 50
     assert prose.says(
         "part-4/training.md",
-        f'Row 5\'s weight on "on" climbs from {row_5[0][3]:.2f} to {row_5[15][3]:.2f} by step 15 and is its largest by '
-        'step 75; row 7\'s on "mat" is its largest by step 50.',
+        f'Position 4\'s weight on "on" climbs from {row_5[0][3]:.2f} to {row_5[15][3]:.2f} by step 15 and is its largest by '
+        'step 75; position 6\'s on "mat" is its largest by step 50.',
     )
