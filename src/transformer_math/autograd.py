@@ -140,7 +140,7 @@ class Value:
 
     def __pow__(self, exponent):
         a, n = self.data, _exponent(self.data, exponent)  # a plain number, and a ** n a real number
-        out = Value(_power(a, n), (self,), f"**{n:g}")
+        out = Value(_power(a, n), (self,), f"**{n:g}")  # a ** n, inf on overflow
         slope = _power_slope(a, n)  # d(a^n)/da = n a^(n-1)
 
         def _backward():
@@ -153,7 +153,7 @@ class Value:
 
     # --8<-- [start:functions]
     def exp(self):
-        out = Value(_exp(self.data), (self,), "exp")
+        out = Value(_exp(self.data), (self,), "exp")  # e^a, inf on overflow
 
         def _backward():  # d(e^a)/da = e^a, which is out.data
             self.grad += out.data * out.grad
