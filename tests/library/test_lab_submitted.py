@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import types
 
 import numpy as np
@@ -199,6 +200,16 @@ def test_the_checks_own_references_are_fingerprinted_too():
     assert copy_of(namespace["_attention_backward"].__code__) == (
         "transformer_math.labs.backward_passes._attention_backward"
     )
+
+
+def test_a_copy_without_its_docstring_or_with_its_names_renamed_is_still_a_copy():
+    source = inspect.getsource(backward_passes._attention_backward)
+    stripped, deleted = re.subn(r'r?"""[\s\S]*?"""', "pass", source, count=1)
+    assert deleted == 1
+    renamed = stripped.replace("_attention_backward", "mine").replace("dO", "grad_out").replace("np.", "numpy.")
+    for text, name in ((stripped, "_attention_backward"), (renamed, "mine")):
+        code = compiled(text, "<cell>", learners_namespace(numpy=np), name).__code__
+        assert copy_of(code) == "transformer_math.labs.backward_passes._attention_backward", text
 
 
 def test_a_tiny_body_or_a_comprehension_that_matches_the_librarys_is_never_refused():

@@ -4,9 +4,11 @@ function's.
 Whose code runs is decided by its globals (``authorship``), so the library's source copied with
 ``inspect.getsource`` and exec'd into the notebook would count as the learner's. Every function of
 ``transformer_math`` (the labs' reference implementations included) is compiled once from its file, and each code
-object, nested ones too, is fingerprinted by its bytecode, constants, names and local names (not its file or line
-numbers). A learner's code object with the fingerprint of a library function of some size is refused; tiny bodies
-(``return x.mean(axis=-1)``) are never compared, because an honest answer may match a one-line helper.
+object, nested ones too, is fingerprinted by its instructions with their arguments (a constant by its value) --
+not its docstring, its names or local names (an argument that names one counts by its index, so renaming every
+name keeps the print), nor its file or line numbers: a copy with its docstring deleted or its names renamed is
+still a copy. A learner's code object with the fingerprint of a library function of some size is refused; tiny
+bodies (``return x.mean(axis=-1)``) are never compared, because an honest answer may match a one-line helper.
 
 Example
 -------
@@ -44,12 +46,28 @@ SPELLING = {"LOAD_METHOD": "LOAD_ATTR"}
 
 
 @functools.lru_cache(maxsize=4096)  # by the code's content: a size and a print read the same instructions
-def _instructions(code: types.CodeType) -> tuple[str, ...]:
+def _instructions(code: types.CodeType) -> tuple[tuple[str, int | str | bytes | None], ...]:
+    """Each instruction with its argument: a name by its index in the code's names, a constant by its value (its
+    index moves when a docstring is deleted; a nested code object by its print), an operator (``+`` or ``*``) by its number; a jump without its
+    target, which moves with the spelling."""
     return tuple(
-        SPELLING.get(op.opname, op.opname)
+        (SPELLING.get(op.opname, op.opname), _argument(code, op))
         for op in dis.get_instructions(code)
         if op.opname not in ("RESUME", "NOP", "CACHE", "PRECALL")
     )
+
+
+JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
+def _argument(code: types.CodeType, op: dis.Instruction) -> int | str | bytes | None:
+    if op.opcode in dis.hasconst:
+        return _print(op.argval) if isinstance(op.argval, types.CodeType) else repr(op.argval)
+    if op.opcode in JUMPS:
+        return None
+    if op.opcode in dis.hasname:  # by index, without the flags some versions pack into the argument
+        return code.co_names.index(op.argval) if op.argval in code.co_names else None
+    return op.arg
 
 
 def _compared(code: types.CodeType) -> bool:
@@ -61,9 +79,9 @@ def _compared(code: types.CodeType) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # a nested code object is printed once, not again inside each enclosing one
 def _print(code: types.CodeType) -> bytes:
-    """A hash of what a copy keeps: instructions, constants (a nested code object by its own print), names."""
-    consts = tuple(_print(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts)
-    parts = (_instructions(code), consts, code.co_names, code.co_varnames, code.co_name)
+    """A hash of what a copy keeps whatever it renames or deletes: its instructions with their arguments, constants
+    by value (so not the docstring, a constant no instruction loads)."""
+    parts = _instructions(code)
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
 
 
