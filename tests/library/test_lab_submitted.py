@@ -4,8 +4,11 @@ aliased, or compiled by exec under another file's name), and the multiplications
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import os
 import re
+import sys
 import types
 
 import numpy as np
@@ -89,6 +92,25 @@ def test_code_is_the_learners_by_its_globals_and_the_standard_librarys_only_from
     assert kind(disguised) == "learner"
     library_named = eval("lambda x: x", {"__name__": "transformer_math.softmax"})  # noqa: S307
     assert kind(library_named) == "learner"
+
+
+def test_code_under_a_pseudo_file_name_is_neutral_only_in_a_module_imported_from_its_file_or_frozen(monkeypatch):
+    def kind(function):
+        return _kind(function.__code__, function.__globals__)
+
+    made = types.ModuleType("csteps")  # registered by hand, never imported
+    monkeypatch.setitem(sys.modules, "csteps", made)
+    exec(compile("def measure(x):\n    return x * 1j\n", "<csteps>", "exec"), made.__dict__)  # noqa: S102
+    assert kind(made.measure) == "learner"
+    made.__file__ = os.__file__  # another module's file: not this module's
+    assert kind(made.measure) == "learner"
+    exec(compile("def made_here(x):\n    return x\n", "<string>", "exec"), functools.__dict__)  # noqa: S102
+    try:  # exec inside a module imported from its file (as a dataclass's __init__ is made)
+        assert kind(functools.made_here) == "neutral"
+    finally:
+        del functools.made_here
+    frozen = importlib._bootstrap._find_spec  # the interpreter's frozen importlib
+    assert frozen.__code__.co_filename.startswith("<frozen") and kind(frozen) == "neutral"
 
 
 class OnTheLibrarysValue(LibraryValue):
