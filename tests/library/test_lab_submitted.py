@@ -178,6 +178,40 @@ def test_a_vectorised_product_padded_with_the_same_multiplication_is_wrong_and_l
     assert capsys.readouterr().out.startswith("Correct: matmul")
 
 
+def rank_one_updates(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    out = np.zeros((X.shape[0], Y.shape[1]))
+    for k in range(X.shape[1]):
+        out += X[:, k : k + 1] * Y[k : k + 1, :]  # a whole outer product each step
+    for _ in range(out.size):
+        _ = X[0, 0] * Y[0, 0]  # decoys for the count
+    return out
+
+
+def repeated_and_tiled(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    n, p = X.shape[0], Y.shape[1]
+    return (np.repeat(X, p, axis=0) * np.tile(Y.T, (n, 1))).sum(axis=1).reshape(n, p)
+
+
+def inner_sums(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    out = np.zeros((X.shape[0], Y.shape[1]))
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[1]):
+            out[i, j] = np.sum(X[i] * Y[:, j])
+    return out
+
+
+def test_a_2d_outer_product_of_the_arrays_is_vectorised_and_a_row_times_a_column_is_not(capsys):
+    for vectorised in (rank_one_updates, repeated_and_tiled):
+        matrix_operations.check("matmul", vectorised)
+        out = capsys.readouterr().out
+        assert out.startswith("Wrong: matmul") and "every row with every column at once" in out, out
+    matrix_operations.check("matmul", inner_sums)
+    assert capsys.readouterr().out.startswith("Correct: matmul")
+
+
 def test_a_scalar_near_a_round_number_is_shown_with_the_digits_that_tell_it_apart():
     assert describe_value("beta1", 1 - 1e-9) == "beta1 = 0.999999999"
     assert describe_value("beta1", 0.9) == "beta1 = 0.9"

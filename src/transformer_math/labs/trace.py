@@ -35,6 +35,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dis
+import functools
 import inspect
 import math
 import operator
@@ -173,7 +174,7 @@ class Trace:
     def new_product(self, frame, operands: tuple) -> bool:
         """Whether a ``*`` multiplies something new: not the very objects it multiplied the last time it ran in
         this call (``one * one`` in a loop, padding for the count), where the loads before it tell them."""
-        if _UNKNOWN in operands:
+        if any(operand is _UNKNOWN for operand in operands):  # by identity: == on arrays is elementwise
             return True  # an entry, a call's result: what it is shows only when it runs
         last = self.products.setdefault(frame, {})
         before = last.get(frame.f_lasti)
@@ -209,15 +210,36 @@ def _refusing(name: str, seen):
     return product
 
 
+def _keeping(convert):
+    """``np.asarray`` (or ``np.array``, ...) that keeps a ``LoopsOnlyArray`` one, so that its products are still
+    seen (``out += X[:, k:k+1] * Y[k:k+1, :]`` after ``X = np.asarray(X, dtype=float)``)."""
+
+    @functools.wraps(convert)
+    def keeping(a, *args, **kwargs):
+        result = convert(a, *args, **kwargs)
+        if isinstance(a, LoopsOnlyArray) and type(result) is np.ndarray:
+            return result.view(LoopsOnlyArray)
+        return result
+
+    return keeping
+
+
+CONVERSIONS = ("asarray", "array", "asanyarray", "ascontiguousarray")
+
+
 @contextlib.contextmanager
 def numpy_products_refused(seen):
-    """NumPy's product functions replaced, in ``numpy`` and ``numpy.linalg``, by ones that refuse."""
+    """NumPy's product functions replaced, in ``numpy`` and ``numpy.linalg``, by ones that refuse; its conversions
+    by ones that keep the loops arrays what they are."""
     saved = []
     for module, names in ((np, PRODUCTS), (np.linalg, LINALG_PRODUCTS)):
         for name in names:
             if hasattr(module, name):
                 saved.append((module, name, getattr(module, name)))
                 setattr(module, name, _refusing(name, seen))
+    for name in CONVERSIONS:
+        saved.append((np, name, getattr(np, name)))
+        setattr(np, name, _keeping(getattr(np, name)))
     try:
         yield
     finally:
