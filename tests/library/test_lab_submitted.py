@@ -266,6 +266,9 @@ def test_a_copy_without_its_docstring_or_with_its_names_renamed_is_still_a_copy(
     for text, name in ((stripped, "_attention_backward"), (renamed, "mine")):
         code = compiled(text, "<cell>", learners_namespace(numpy=np), name).__code__
         assert copy_of(code) == "transformer_math.labs.backward_passes._attention_backward", text
+    # a short reference's very lines under the exercise's name are an honest answer (the fold's solution)
+    shift = "def inputs_and_targets(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:, :-1], seqs[:, 1:]\n"
+    assert copy_of(compiled(shift, "<cell>", learners_namespace(), "inputs_and_targets").__code__) is None
 
 
 def test_a_tiny_body_or_a_comprehension_that_matches_the_librarys_is_never_refused():

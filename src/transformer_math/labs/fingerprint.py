@@ -7,7 +7,9 @@ Whose code runs is decided by its globals (``authorship``), so the library's sou
 object, nested ones too, is fingerprinted by its instructions with their arguments (a constant by its value) --
 not its docstring, its names or local names (an argument that names one counts by its index, so renaming every
 name keeps the print), nor its file or line numbers: a copy with its docstring deleted or its names renamed is
-still a copy. A learner's code object with the fingerprint of a library function of some size is refused; tiny
+still a copy. A body under ``NAMELESS`` instructions is compared with its names as well, since an honest answer
+may be a short reference's very lines under other names; so only a copy of a short one that keeps its names is
+caught. A learner's code object with the fingerprint of a library function of some size is refused; tiny
 bodies (``return x.mean(axis=-1)``) are never compared, because an honest answer may match a one-line helper.
 
 Example
@@ -34,6 +36,9 @@ __all__: list[str] = []
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../transformer_math
 MINIMUM = 16  # instructions: below this a body is too small to tell a copy from an honest answer
+# Instructions from which a body is refused whatever its names: below, an honest answer may be the very lines of a
+# lab's reference (``return seqs[:, :-1], seqs[:, 1:]``) under other names, so only a copy with its names is one.
+NAMELESS = 40
 
 
 def _size(code: types.CodeType) -> int:
@@ -78,11 +83,16 @@ def _compared(code: types.CodeType) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)  # a nested code object is printed once, not again inside each enclosing one
-def _print(code: types.CodeType) -> bytes:
+def _print(code: types.CodeType, named: bool = False) -> bytes:
     """A hash of what a copy keeps whatever it renames or deletes: its instructions with their arguments, constants
-    by value (so not the docstring, a constant no instruction loads)."""
-    parts = _instructions(code)
+    by value (so not the docstring, a constant no instruction loads); with ``named``, its names too."""
+    parts = (_instructions(code), (code.co_name, code.co_names, code.co_varnames) if named else ())
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
+
+
+def _top_print(code: types.CodeType) -> bytes:
+    """The print a function is compared by: without its names from ``NAMELESS`` instructions, with them below."""
+    return _print(code, named=_size(code) < NAMELESS)
 
 
 def nested_codes(code: types.CodeType):
@@ -107,7 +117,7 @@ def _library() -> dict[bytes, str]:
         for code in nested_codes(tree):
             if not _compared(code):
                 continue
-            found.setdefault(_print(code), f"{module}.{code.co_qualname}")
+            found.setdefault(_top_print(code), f"{module}.{code.co_qualname}")
     return found
 
 
@@ -120,7 +130,7 @@ def copy_of(code: types.CodeType) -> str | None:
     known = _seen.get(id(code))
     if known is not None and known[0] is code:
         return known[1]
-    found = _library().get(_print(code)) if _compared(code) else None
+    found = _library().get(_top_print(code)) if _compared(code) else None
     if len(_seen) > 20000:
         _seen.clear()
     _seen[id(code)] = (code, found)

@@ -133,7 +133,8 @@ class Trace:
                     "a loop",
                     f"it ran more than {self.budget} steps of Python for one case (line {frame.f_lineno}): {why}",
                 )
-        if not self.loops:
+        powers = "pow" in self.seen.forbidden  # a backward rule: no power but a whole one (t ** 2)
+        if not (self.loops or powers):
             return self.local
         table = self.operators.get(frame.f_code)
         if table is None:
@@ -151,6 +152,14 @@ class Trace:
         if opname is None:
             return self.local
         if opname.startswith("BINARY"):
+            if powers and argument in ("**", "**=") and not _whole(operands[1]):
+                raise self.seen.refuse(
+                    "**",
+                    f"it raises to a power that is not a whole number (line {frame.f_lineno}): "
+                    f"{self.seen.forbidden_why}",
+                )
+            if not self.loops:
+                return self.local
             if argument in ("@", "@="):
                 raise self.seen.refuse("@", f"it uses the @ operator (line {frame.f_lineno}): write the loops")
             if argument in ("*", "*=") and self.new_product(frame, operands):
@@ -160,6 +169,8 @@ class Trace:
         pushed[:] = [pushed[1], value]
         if value is not _UNKNOWN:
             self.loaded[frame] = value
+            if not self.loops:
+                return self.local
             product = PRODUCT_OBJECTS.get(id(value))
             if product is not None and product[0] is value:
                 raise self.seen.refuse(
@@ -183,6 +194,15 @@ class Trace:
 
 
 _UNKNOWN = object()
+
+
+def _whole(exponent) -> bool:
+    """Whether an exponent the trace saw loaded is a whole number (``t ** 2``); one it could not see is not."""
+    if isinstance(exponent, (bool, np.bool_)):
+        return False
+    if isinstance(exponent, (int, np.integer)):
+        return True
+    return isinstance(exponent, (float, np.floating)) and float(exponent).is_integer()
 
 
 def _resolve(frame, opname: str, name, previous):
