@@ -72,6 +72,38 @@ def test_a_worker_thread_started_in_an_earlier_cell_is_refused(capsys):
     assert "in _serve" in out and "stop the thread and run the check again" in out
 
 
+# A worker whose stack holds only the standard library and C code (no frame of the notebook's): it works for the
+# function, burning CPU in another thread while the function waits for it.
+STDLIB_WORKER_CELL = """
+import collections, hashlib, itertools, queue, threading
+import numpy as np
+_jobs, _done = queue.Queue(), queue.Queue()
+_worker = threading.Thread(
+    target=collections.deque,
+    args=(map(_done.put, itertools.starmap(hashlib.pbkdf2_hmac, iter(_jobs.get, None))), 0),
+    daemon=True,
+)
+_worker.start()
+def softmax(x):
+    _jobs.put(("sha256", b"work", b"salt", 400000))
+    _done.get(timeout=30)
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="Linux tells each thread's CPU time in /proc")
+def test_a_thread_that_works_while_the_check_runs_is_refused_though_it_runs_no_notebook_code(capsys):
+    cells = notebook(STDLIB_WORKER_CELL)
+    try:
+        out = verdict(capsys, cells["softmax"])
+    finally:
+        cells["_jobs"].put(None)
+        cells["_worker"].join(30)
+    assert out.startswith("Wrong: softmax - case 1 of"), out
+    assert "another thread ran while the check did (" in out and "a check runs your function alone" in out
+
+
 def test_threads_that_run_no_code_of_the_notebook_leave_the_check_alone(capsys):
     quiet = threading.Event()
     other = threading.Thread(target=quiet.wait, daemon=True)  # as Jupyter's and pytest's own threads

@@ -365,3 +365,14 @@ def test_gradients_are_compared_in_backward_order_so_the_first_wrong_step_is_nam
     assert compare_grads(got, expected, tol=1e-9)[0].startswith("grads['h1.b_2']")
     got["h1.b_2"] = expected["h1.b_2"]
     assert compare_grads(got, expected, tol=1e-9)[0].startswith("grads['W_Q']")
+
+
+def test_a_labs_checks_are_read_only_against_an_edit_by_accident():
+    import dataclasses
+
+    from transformer_math.labs import backward_passes
+
+    with pytest.raises(TypeError):
+        backward_passes.check.checks["ce_backward"] = None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        backward_passes.check.checks["ce_backward"].compare_with = lambda *args: None

@@ -4,7 +4,11 @@ aliased, or compiled by exec under another file's name), and the multiplications
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import os
+import re
+import sys
 import types
 
 import numpy as np
@@ -90,6 +94,25 @@ def test_code_is_the_learners_by_its_globals_and_the_standard_librarys_only_from
     assert kind(library_named) == "learner"
 
 
+def test_code_under_a_pseudo_file_name_is_neutral_only_in_a_module_imported_from_its_file_or_frozen(monkeypatch):
+    def kind(function):
+        return _kind(function.__code__, function.__globals__)
+
+    made = types.ModuleType("csteps")  # registered by hand, never imported
+    monkeypatch.setitem(sys.modules, "csteps", made)
+    exec(compile("def measure(x):\n    return x * 1j\n", "<csteps>", "exec"), made.__dict__)  # noqa: S102
+    assert kind(made.measure) == "learner"
+    made.__file__ = os.__file__  # another module's file: not this module's
+    assert kind(made.measure) == "learner"
+    exec(compile("def made_here(x):\n    return x\n", "<string>", "exec"), functools.__dict__)  # noqa: S102
+    try:  # exec inside a module imported from its file (as a dataclass's __init__ is made)
+        assert kind(functools.made_here) == "neutral"
+    finally:
+        del functools.made_here
+    frozen = importlib._bootstrap._find_spec  # the interpreter's frozen importlib
+    assert frozen.__code__.co_filename.startswith("<frozen") and kind(frozen) == "neutral"
+
+
 class OnTheLibrarysValue(LibraryValue):
     pass
 
@@ -155,6 +178,40 @@ def test_a_vectorised_product_padded_with_the_same_multiplication_is_wrong_and_l
     assert capsys.readouterr().out.startswith("Correct: matmul")
 
 
+def rank_one_updates(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    out = np.zeros((X.shape[0], Y.shape[1]))
+    for k in range(X.shape[1]):
+        out += X[:, k : k + 1] * Y[k : k + 1, :]  # a whole outer product each step
+    for _ in range(out.size):
+        _ = X[0, 0] * Y[0, 0]  # decoys for the count
+    return out
+
+
+def repeated_and_tiled(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    n, p = X.shape[0], Y.shape[1]
+    return (np.repeat(X, p, axis=0) * np.tile(Y.T, (n, 1))).sum(axis=1).reshape(n, p)
+
+
+def inner_sums(X, Y):
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    out = np.zeros((X.shape[0], Y.shape[1]))
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[1]):
+            out[i, j] = np.sum(X[i] * Y[:, j])
+    return out
+
+
+def test_a_2d_outer_product_of_the_arrays_is_vectorised_and_a_row_times_a_column_is_not(capsys):
+    for vectorised in (rank_one_updates, repeated_and_tiled):
+        matrix_operations.check("matmul", vectorised)
+        out = capsys.readouterr().out
+        assert out.startswith("Wrong: matmul") and "every row with every column at once" in out, out
+    matrix_operations.check("matmul", inner_sums)
+    assert capsys.readouterr().out.startswith("Correct: matmul")
+
+
 def test_a_scalar_near_a_round_number_is_shown_with_the_digits_that_tell_it_apart():
     assert describe_value("beta1", 1 - 1e-9) == "beta1 = 0.999999999"
     assert describe_value("beta1", 0.9) == "beta1 = 0.9"
@@ -199,6 +256,19 @@ def test_the_checks_own_references_are_fingerprinted_too():
     assert copy_of(namespace["_attention_backward"].__code__) == (
         "transformer_math.labs.backward_passes._attention_backward"
     )
+
+
+def test_a_copy_without_its_docstring_or_with_its_names_renamed_is_still_a_copy():
+    source = inspect.getsource(backward_passes._attention_backward)
+    stripped, deleted = re.subn(r'r?"""[\s\S]*?"""', "pass", source, count=1)
+    assert deleted == 1
+    renamed = stripped.replace("_attention_backward", "mine").replace("dO", "grad_out").replace("np.", "numpy.")
+    for text, name in ((stripped, "_attention_backward"), (renamed, "mine")):
+        code = compiled(text, "<cell>", learners_namespace(numpy=np), name).__code__
+        assert copy_of(code) == "transformer_math.labs.backward_passes._attention_backward", text
+    # a short reference's very lines under the exercise's name are an honest answer (the fold's solution)
+    shift = "def inputs_and_targets(seqs):\n    seqs = np.asarray(seqs)\n    return seqs[:, :-1], seqs[:, 1:]\n"
+    assert copy_of(compiled(shift, "<cell>", learners_namespace(), "inputs_and_targets").__code__) is None
 
 
 def test_a_tiny_body_or_a_comprehension_that_matches_the_librarys_is_never_refused():

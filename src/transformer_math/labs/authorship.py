@@ -9,6 +9,7 @@ function through ``Learners``, whose call counts as the learner's own.
 
 from __future__ import annotations
 
+import _imp
 import functools
 import os
 import sys
@@ -57,13 +58,27 @@ def _from_file(code, module: str) -> bool:
         return False
 
 
+def _imported(module: str) -> bool:
+    """Whether the module ``module`` was imported by the interpreter: frozen into it, or loaded from its own file
+    (which exists, and whose name is the module's) -- not a ``types.ModuleType`` made and registered at run time,
+    whose code exec'd under a ``<...>`` name must count as the learner's."""
+    if _imp.is_frozen(module) or module in sys.builtin_module_names:
+        return True
+    origin = getattr(sys.modules.get(module), "__file__", None)
+    if not isinstance(origin, str) or not os.path.isfile(origin):
+        return False
+    stem = Path(origin).name.split(".")[0]
+    return stem == module.rpartition(".")[2] or stem == "__init__"
+
+
 def _kind(code, namespace) -> str:
     """``"library"`` (refused when the learner calls it), ``"guard"``, ``"neutral"``, ``"learner"`` or ``"entry"``
     (the check's own call of the learner's function, which counts as the learner's).
 
     Code is the learner's by its globals, whatever file name it was compiled under: the notebook's (``__main__``),
     or globals exec or eval was given. Code of an imported module is that module's only if it was compiled from
-    the module's own file (or by exec inside it: a dataclass's ``__init__``, a frozen module of the interpreter)."""
+    the module's own file (or by exec inside a module imported from its file: a dataclass's ``__init__``; or a
+    frozen module of the interpreter); code exec'd into a module made at run time is the learner's."""
     if code is ENTRY:
         return "entry"
     module = namespace.get("__name__") if isinstance(namespace, dict) else None
@@ -72,6 +87,8 @@ def _kind(code, namespace) -> str:
     filename = code.co_filename
     if not filename.startswith("<") and not _from_file(code, module):
         return "learner"  # compiled under another file's name
+    if filename.startswith("<") and not _imported(module):
+        return "learner"  # exec'd into a module made at run time
     if filename in HERE:
         return "guard"
     root = module.split(".")[0]

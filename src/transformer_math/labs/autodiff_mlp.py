@@ -6,12 +6,15 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
   backward by the check's own traversal (so that a wrong ``topological_order`` shows in its own check, not
   here), with upstream gradients other than 1 and values used twice. The rules run with ``tanh``, ``exp``,
   ``cosh``, ``log``, ``pow`` and complex numbers refused to them (a rule needs only ``out.data`` and
-  ``out.grad``: evaluating tanh again measures the derivative), and ``mul`` has a factor near 1e17, where a
-  finite difference of a fixed small step measures 0, and the tolerance is 1e-12 of the value, where a
-  difference whose step grows with the factor (exact for a product in exact arithmetic) errs by about 1e-9.
-  ``tanh``'s tolerance is 1e-14 (and 1e-14 of the value): ``(1 - t**2) * out.grad`` errs by 4e-16 at most,
-  a central difference by 1e-11, the best stencil of nine points in float64 by 4e-14; and both run as a
-  backward pass's check does (``guarded(derived=True)``), so no difference is taken in more digits.
+  ``out.grad``: evaluating tanh again measures the derivative), nor raise to a power that is not a whole
+  number (``2.718281828459045 ** (2 * z)`` rebuilds tanh without naming it). ``mul`` has a factor near 1e17,
+  where a finite difference of a fixed small step measures 0; but a product is bilinear, so a difference whose
+  step grows with the factor is exact in exact arithmetic and errs by about one rounding in float64: no
+  tolerance tells it from the rule (``docs/labs/index.md`` says so). ``tanh``'s tolerance is 1e-14 (and 1e-14
+  of the value): ``(1 - t**2) * out.grad`` errs by 4e-16 at most, a central difference by about 1e-11, and a
+  difference refined by Richardson extrapolation can come within the tolerance, which is why the rule may not
+  evaluate tanh again by any route; both run as a backward pass's check does (``guarded(derived=True)``), so
+  no difference is taken in more digits.
 * ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
 * ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
 
@@ -290,7 +293,7 @@ check = Checks(
             expression_cases(EXPRESSIONS, large=True),
             reference_gradients,
             tol=1e-12,
-            rtol=1e-12,  # the rule is exact to rounding; a finite difference, even exact in theory, errs by 1e-9
+            rtol=1e-12,  # the rule is exact to rounding (and so is a difference of a product: it cannot be refused)
             own=OWN,
             call=value_class_call,
             derived=True,
@@ -300,7 +303,7 @@ check = Checks(
             expression_cases(TANH_EXPRESSIONS),
             reference_gradients,
             tol=1e-14,
-            rtol=1e-14,  # the rule errs by 4e-16 at most; the best finite difference in float64, by 4e-14 or more
+            rtol=1e-14,  # the rule errs by 4e-16 at most, a central difference by about 1e-11
             own=OWN,
             call=value_class_call,
             derived=True,  # and none in more digits: no Decimal, Fraction or complex step

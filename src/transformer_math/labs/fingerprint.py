@@ -4,9 +4,13 @@ function's.
 Whose code runs is decided by its globals (``authorship``), so the library's source copied with
 ``inspect.getsource`` and exec'd into the notebook would count as the learner's. Every function of
 ``transformer_math`` (the labs' reference implementations included) is compiled once from its file, and each code
-object, nested ones too, is fingerprinted by its bytecode, constants, names and local names (not its file or line
-numbers). A learner's code object with the fingerprint of a library function of some size is refused; tiny bodies
-(``return x.mean(axis=-1)``) are never compared, because an honest answer may match a one-line helper.
+object, nested ones too, is fingerprinted by its instructions with their arguments (a constant by its value) --
+not its docstring, its names or local names (an argument that names one counts by its index, so renaming every
+name keeps the print), nor its file or line numbers: a copy with its docstring deleted or its names renamed is
+still a copy. A body under ``NAMELESS`` instructions is compared with its names as well, since an honest answer
+may be a short reference's very lines under other names; so only a copy of a short one that keeps its names is
+caught. A learner's code object with the fingerprint of a library function of some size is refused; tiny
+bodies (``return x.mean(axis=-1)``) are never compared, because an honest answer may match a one-line helper.
 
 Example
 -------
@@ -32,6 +36,9 @@ __all__: list[str] = []
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../transformer_math
 MINIMUM = 16  # instructions: below this a body is too small to tell a copy from an honest answer
+# Instructions from which a body is refused whatever its names: below, an honest answer may be the very lines of a
+# lab's reference (``return seqs[:, :-1], seqs[:, 1:]``) under other names, so only a copy with its names is one.
+NAMELESS = 40
 
 
 def _size(code: types.CodeType) -> int:
@@ -44,12 +51,28 @@ SPELLING = {"LOAD_METHOD": "LOAD_ATTR"}
 
 
 @functools.lru_cache(maxsize=4096)  # by the code's content: a size and a print read the same instructions
-def _instructions(code: types.CodeType) -> tuple[str, ...]:
+def _instructions(code: types.CodeType) -> tuple[tuple[str, int | str | bytes | None], ...]:
+    """Each instruction with its argument: a name by its index in the code's names, a constant by its value (its
+    index moves when a docstring is deleted; a nested code object by its print), an operator (``+`` or ``*``) by its number; a jump without its
+    target, which moves with the spelling."""
     return tuple(
-        SPELLING.get(op.opname, op.opname)
+        (SPELLING.get(op.opname, op.opname), _argument(code, op))
         for op in dis.get_instructions(code)
         if op.opname not in ("RESUME", "NOP", "CACHE", "PRECALL")
     )
+
+
+JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
+def _argument(code: types.CodeType, op: dis.Instruction) -> int | str | bytes | None:
+    if op.opcode in dis.hasconst:
+        return _print(op.argval) if isinstance(op.argval, types.CodeType) else repr(op.argval)
+    if op.opcode in JUMPS:
+        return None
+    if op.opcode in dis.hasname:  # by index, without the flags some versions pack into the argument
+        return code.co_names.index(op.argval) if op.argval in code.co_names else None
+    return op.arg
 
 
 def _compared(code: types.CodeType) -> bool:
@@ -60,11 +83,16 @@ def _compared(code: types.CodeType) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)  # a nested code object is printed once, not again inside each enclosing one
-def _print(code: types.CodeType) -> bytes:
-    """A hash of what a copy keeps: instructions, constants (a nested code object by its own print), names."""
-    consts = tuple(_print(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts)
-    parts = (_instructions(code), consts, code.co_names, code.co_varnames, code.co_name)
+def _print(code: types.CodeType, named: bool = False) -> bytes:
+    """A hash of what a copy keeps whatever it renames or deletes: its instructions with their arguments, constants
+    by value (so not the docstring, a constant no instruction loads); with ``named``, its names too."""
+    parts = (_instructions(code), (code.co_name, code.co_names, code.co_varnames) if named else ())
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
+
+
+def _top_print(code: types.CodeType) -> bytes:
+    """The print a function is compared by: without its names from ``NAMELESS`` instructions, with them below."""
+    return _print(code, named=_size(code) < NAMELESS)
 
 
 def nested_codes(code: types.CodeType):
@@ -89,7 +117,7 @@ def _library() -> dict[bytes, str]:
         for code in nested_codes(tree):
             if not _compared(code):
                 continue
-            found.setdefault(_print(code), f"{module}.{code.co_qualname}")
+            found.setdefault(_top_print(code), f"{module}.{code.co_qualname}")
     return found
 
 
@@ -102,7 +130,7 @@ def copy_of(code: types.CodeType) -> str | None:
     known = _seen.get(id(code))
     if known is not None and known[0] is code:
         return known[1]
-    found = _library().get(_print(code)) if _compared(code) else None
+    found = _library().get(_top_print(code)) if _compared(code) else None
     if len(_seen) > 20000:
         _seen.clear()
     _seen[id(code)] = (code, found)

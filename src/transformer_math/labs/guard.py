@@ -276,6 +276,7 @@ def guarded(
         seen.halted = True
     hook = _Hook(tuple(own), tuple(allowed), seen, loops, watch, derived)
     traced = loops or budget is not None or derived or deadline is not None
+    ticks = isolation.thread_ticks()  # the other threads' CPU, for a worker that computes for the function
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     previous_threads = threading.getprofile()
     threading.setprofile(hook)
@@ -307,6 +308,9 @@ def guarded(
             helper = not seen.refused and isolation.learner_thread()
             if helper:
                 seen.refuse("a thread", isolation.thread_message(helper))
+            busy = not seen.refused and isolation.busy_thread(ticks)
+            if busy:
+                seen.refuse("a thread", isolation.busy_message(busy))
 
 
 def _outside(name: str, value) -> str | None:

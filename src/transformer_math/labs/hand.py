@@ -43,7 +43,7 @@ def hand_text(value, decimals: int) -> list[str]:
     return [f"{v + k * unit:.{decimals}f}" for k in (0, -1, 1)]
 
 
-@dataclass
+@dataclass(frozen=True)
 class HandNumber:
     """A number (or a few) worked out by hand, compared with the hash of the answer at ``decimals`` decimals.
 

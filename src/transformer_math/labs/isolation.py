@@ -44,6 +44,44 @@ def learner_thread() -> str | None:
     return None
 
 
+# Clock ticks (1/100 s on Linux) of CPU another thread may use while a check's call runs: Jupyter's own threads
+# (heartbeat, IOPub, history) and pytest's wake for far less; a worker that computes for the learner's function
+# uses the CPU the function does not.
+SLACK = 5
+
+
+def thread_ticks() -> dict[int, int]:
+    """The CPU time, in clock ticks (user + system), of every thread of this process but this one, by its id, where
+    Linux tells (``/proc/self/task/*/stat``); none elsewhere."""
+    me, found = threading.get_native_id(), {}
+    for path in glob.glob("/proc/self/task/*/stat"):
+        try:
+            task = int(path.split("/")[-2])
+            with open(path) as status:
+                fields = status.read().rpartition(")")[2].split()  # from the state on: utime and stime are 12th, 13th
+            if task != me:
+                found[task] = int(fields[11]) + int(fields[12])
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def busy_thread(before: dict[int, int]) -> str | None:
+    """Another thread that used more than ``SLACK`` ticks of CPU since ``before`` (``thread_ticks``): ``its name,
+    n clock ticks of CPU``, else None."""
+    after = thread_ticks()
+    worked = {task: ticks - before.get(task, ticks) for task, ticks in after.items()}
+    task, ticks = max(worked.items(), key=lambda item: item[1], default=(None, 0))
+    if ticks <= SLACK:
+        return None
+    names = {thread.native_id: thread.name for thread in threading.enumerate()}
+    return f"{names.get(task, f'thread {task}')}, {ticks} clock ticks of CPU"
+
+
+def busy_message(where: str) -> str:
+    return f"another thread ran while the check did ({where}): {ALONE}: stop the thread and run the check again"
+
+
 GUIDE = "transformer_math"  # the guide's library: a process it starts is not the notebook's
 _STARTED: list = []  # the processes the notebook's own code started: weak references to their Popen, or None
 

@@ -65,10 +65,17 @@ def matmul_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+def _vectorised(shape: tuple, m: int, entries: int) -> bool:
+    """A product of every row with every column at once: 3-D (``X[:, :, None] * Y[None]``), a 2-D outer product
+    with several rows and columns (``X[:, k:k+1] * Y[k:k+1, :]``, a rank-one update), or more entries than the
+    result has. A row times a column (``X[i] * Y[:, j]``) is 1-D."""
+    return len(shape) > 2 or (len(shape) == 2 and min(shape) > 1) or int(np.prod(shape)) > max(m, entries)
+
+
 def enough_multiplications(result, case: Case, seen) -> list[str] | None:
     """A product written with loops multiplies at least once for every entry of the result."""
     (n, m), p = np.shape(case.args[0]), np.shape(case.args[1])[1]
-    wide = next((s for s in seen.products if len(s) > 2 or int(np.prod(s)) > max(m, n * p)), None)
+    wide = max((s for s in seen.products if _vectorised(s, m, n * p)), key=lambda s: int(np.prod(s)), default=None)
     if wide is not None:
         return [
             f"it multiplied arrays into a result of shape {tuple(wide)}: every row with every column at once is the"

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -147,7 +148,7 @@ def parameter_names(function, count: int, default: tuple[str, ...]) -> list[str]
     return (names + list(default))[:count] if len(names) >= count else list(default)
 
 
-@dataclass
+@dataclass(frozen=True)
 class FunctionCheck:
     """The learner's function on hidden cases, against ``reference``, inside the guard.
 
@@ -204,7 +205,7 @@ class FunctionCheck:
     def fresh(self, name: str, cases: list[Case]) -> list[Case]:
         """One case more, drawn from fresh randomness every time the check runs: one of the cases the generator
         makes differently from the fixed ones (drawn again, a few times, if it made none)."""
-        self.runs += 1
+        object.__setattr__(self, "runs", self.runs + 1)  # frozen against edits; this count is its own
         rng = fresh_generator(name, self.runs)
         for _ in range(8):
             # never a wide case: it is there for its size, and the case drawn anew stays one of the varied ones
@@ -297,7 +298,7 @@ def richness(case: Case) -> int:
     return len(found)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Choice:
     """A prediction, written down before the run: any of ``choices`` is a right answer here."""
 
@@ -312,7 +313,7 @@ class Choice:
         return "Correct", ["recorded; the next cell tests it"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ValueCheck:
     """A value the notebook computed, against ``reference(*data)`` computed from the data the check is passed."""
 
@@ -336,7 +337,7 @@ class Checks:
     the learner's work whether it is there yet."""
 
     def __init__(self, lab: str, checks: dict) -> None:
-        self.lab, self.checks = lab, checks
+        self.lab, self.checks = lab, types.MappingProxyType(dict(checks))  # read-only: no edit by accident
 
     @staticmethod
     def ready(value, *args) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dis
+import functools
 import inspect
 import math
 import operator
@@ -132,7 +133,8 @@ class Trace:
                     "a loop",
                     f"it ran more than {self.budget} steps of Python for one case (line {frame.f_lineno}): {why}",
                 )
-        if not self.loops:
+        powers = "pow" in self.seen.forbidden  # a backward rule: no power but a whole one (t ** 2)
+        if not (self.loops or powers):
             return self.local
         table = self.operators.get(frame.f_code)
         if table is None:
@@ -150,6 +152,14 @@ class Trace:
         if opname is None:
             return self.local
         if opname.startswith("BINARY"):
+            if powers and argument in ("**", "**=") and not _whole(operands[1]):
+                raise self.seen.refuse(
+                    "**",
+                    f"it raises to a power that is not a whole number (line {frame.f_lineno}): "
+                    f"{self.seen.forbidden_why}",
+                )
+            if not self.loops:
+                return self.local
             if argument in ("@", "@="):
                 raise self.seen.refuse("@", f"it uses the @ operator (line {frame.f_lineno}): write the loops")
             if argument in ("*", "*=") and self.new_product(frame, operands):
@@ -159,6 +169,8 @@ class Trace:
         pushed[:] = [pushed[1], value]
         if value is not _UNKNOWN:
             self.loaded[frame] = value
+            if not self.loops:
+                return self.local
             product = PRODUCT_OBJECTS.get(id(value))
             if product is not None and product[0] is value:
                 raise self.seen.refuse(
@@ -173,7 +185,7 @@ class Trace:
     def new_product(self, frame, operands: tuple) -> bool:
         """Whether a ``*`` multiplies something new: not the very objects it multiplied the last time it ran in
         this call (``one * one`` in a loop, padding for the count), where the loads before it tell them."""
-        if _UNKNOWN in operands:
+        if any(operand is _UNKNOWN for operand in operands):  # by identity: == on arrays is elementwise
             return True  # an entry, a call's result: what it is shows only when it runs
         last = self.products.setdefault(frame, {})
         before = last.get(frame.f_lasti)
@@ -182,6 +194,15 @@ class Trace:
 
 
 _UNKNOWN = object()
+
+
+def _whole(exponent) -> bool:
+    """Whether an exponent the trace saw loaded is a whole number (``t ** 2``); one it could not see is not."""
+    if isinstance(exponent, (bool, np.bool_)):
+        return False
+    if isinstance(exponent, (int, np.integer)):
+        return True
+    return isinstance(exponent, (float, np.floating)) and float(exponent).is_integer()
 
 
 def _resolve(frame, opname: str, name, previous):
@@ -209,15 +230,36 @@ def _refusing(name: str, seen):
     return product
 
 
+def _keeping(convert):
+    """``np.asarray`` (or ``np.array``, ...) that keeps a ``LoopsOnlyArray`` one, so that its products are still
+    seen (``out += X[:, k:k+1] * Y[k:k+1, :]`` after ``X = np.asarray(X, dtype=float)``)."""
+
+    @functools.wraps(convert)
+    def keeping(a, *args, **kwargs):
+        result = convert(a, *args, **kwargs)
+        if isinstance(a, LoopsOnlyArray) and type(result) is np.ndarray:
+            return result.view(LoopsOnlyArray)
+        return result
+
+    return keeping
+
+
+CONVERSIONS = ("asarray", "array", "asanyarray", "ascontiguousarray")
+
+
 @contextlib.contextmanager
 def numpy_products_refused(seen):
-    """NumPy's product functions replaced, in ``numpy`` and ``numpy.linalg``, by ones that refuse."""
+    """NumPy's product functions replaced, in ``numpy`` and ``numpy.linalg``, by ones that refuse; its conversions
+    by ones that keep the loops arrays what they are."""
     saved = []
     for module, names in ((np, PRODUCTS), (np.linalg, LINALG_PRODUCTS)):
         for name in names:
             if hasattr(module, name):
                 saved.append((module, name, getattr(module, name)))
                 setattr(module, name, _refusing(name, seen))
+    for name in CONVERSIONS:
+        saved.append((np, name, getattr(np, name)))
+        setattr(np, name, _keeping(getattr(np, name)))
     try:
         yield
     finally:

@@ -72,6 +72,15 @@ MISTAKES = [
     mistake("tanh", "= instead of +=", TANH + "        self.grad = (1 - t**2) * out.grad\n" + TANH_END),
     mistake("tanh", "1 - t for 1 - t^2", TANH + "        self.grad += (1 - t) * out.grad\n" + TANH_END),
     mistake(
+        "tanh",
+        "tanh evaluated again with the ** operator",
+        TANH
+        + "        q = 2.718281828459045 ** (2 * self.data)\n"
+        + "        again = (q - 1) / (q + 1)\n"
+        + "        self.grad += (1 - again * again) * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
         "sgd_step", "up the gradient", "def sgd_step(params, lr):\n    for p in params:\n        p.data += lr * p.grad"
     ),
     mistake(
@@ -107,6 +116,9 @@ RIGHT = [
         + MUL_END,
     ),
     right("tanh", "1 - out.data^2", TANH + "        self.grad += (1 - out.data**2) * out.grad\n" + TANH_END),
+    right(
+        "tanh", "a whole power written as a float", TANH + "        self.grad += (1 - t**2.0) * out.grad\n" + TANH_END
+    ),
     right(
         "sgd_step",
         "by index, in a while loop",

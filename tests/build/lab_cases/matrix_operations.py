@@ -83,6 +83,14 @@ MISTAKES = [
     ),
     mistake(
         "matmul",
+        "rank-one updates, with decoy multiplications for the count",
+        LOOP_HEAD
+        + "    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)\n"
+        + "    for k in range(m):\n        result += X[:, k:k+1] * Y[k:k+1, :]\n"
+        + "    for _ in range(n * p):\n        _ = X[0, 0] * Y[0, 0]\n    return result",
+    ),
+    mistake(
+        "matmul",
         "the library's loops",
         "from transformer_math.linalg import matmul_loops\n\n\ndef matmul(X, Y):\n    return matmul_loops(X, Y)",
     ),
