@@ -60,13 +60,18 @@ def verdict(capsys, function) -> str:
     return capsys.readouterr().out
 
 
-def test_a_worker_thread_started_in_an_earlier_cell_is_refused(capsys):
-    cells = notebook(WORKER_CELL)
+def worker_verdict(capsys, cell: str, wait: float) -> str:
+    """The check's verdict on a notebook whose earlier cell started ``_worker`` on ``_jobs``, stopped after."""
+    cells = notebook(cell)
     try:
-        out = verdict(capsys, cells["softmax"])
+        return verdict(capsys, cells["softmax"])
     finally:
         cells["_jobs"].put(None)
-        cells["_worker"].join(5)
+        cells["_worker"].join(wait)
+
+
+def test_a_worker_thread_started_in_an_earlier_cell_is_refused(capsys):
+    out = worker_verdict(capsys, WORKER_CELL, 5)
     assert out.startswith("Wrong: softmax - case 1 of")
     assert "a thread started before the check is running your code (" in out
     assert "in _serve" in out and "stop the thread and run the check again" in out
@@ -94,12 +99,7 @@ def softmax(x):
 
 @pytest.mark.skipif(not LINUX, reason="Linux tells each thread's CPU time in /proc")
 def test_a_thread_that_works_while_the_check_runs_is_refused_though_it_runs_no_notebook_code(capsys):
-    cells = notebook(STDLIB_WORKER_CELL)
-    try:
-        out = verdict(capsys, cells["softmax"])
-    finally:
-        cells["_jobs"].put(None)
-        cells["_worker"].join(30)
+    out = worker_verdict(capsys, STDLIB_WORKER_CELL, 30)
     assert out.startswith("Wrong: softmax - case 1 of"), out
     assert "another thread ran while the check did (" in out and "a check runs your function alone" in out
 
