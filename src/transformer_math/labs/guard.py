@@ -305,12 +305,9 @@ def guarded(
                 threading.setprofile(previous_threads)
                 _ACTIVE.pop()
             seen.switched_off = current is not hook and not seen.refused
-            helper = not seen.refused and isolation.learner_thread()
-            if helper:
-                seen.refuse("a thread", isolation.thread_message(helper))
-            busy = not seen.refused and isolation.busy_thread(ticks)
-            if busy:
-                seen.refuse("a thread", isolation.busy_message(busy))
+            company = not seen.refused and isolation.company(ticks)
+            if company:
+                seen.refuse("a thread", company)
 
 
 def _outside(name: str, value) -> str | None:

@@ -50,6 +50,13 @@ def learner_thread() -> str | None:
 SLACK = 5
 
 
+def _stat(path: str) -> list[str]:
+    """The fields of a Linux ``stat`` file after the command's name: the state first (``R``, ``Z``, ...), then the
+    parent, ..., user and system time 12th and 13th."""
+    with open(path) as status:
+        return status.read().rpartition(")")[2].split()
+
+
 def thread_ticks() -> dict[int, int]:
     """The CPU time, in clock ticks (user + system), of every thread of this process but this one, by its id, where
     Linux tells (``/proc/self/task/*/stat``); none elsewhere."""
@@ -57,8 +64,7 @@ def thread_ticks() -> dict[int, int]:
     for path in glob.glob("/proc/self/task/*/stat"):
         try:
             task = int(path.split("/")[-2])
-            with open(path) as status:
-                fields = status.read().rpartition(")")[2].split()  # from the state on: utime and stime are 12th, 13th
+            fields = _stat(path)
             if task != me:
                 found[task] = int(fields[11]) + int(fields[12])
         except (OSError, ValueError, IndexError):
@@ -82,15 +88,25 @@ def busy_message(where: str) -> str:
     return f"another thread ran while the check did ({where}): {ALONE}: stop the thread and run the check again"
 
 
+def company(before: dict[int, int]) -> str | None:
+    """Why a check's call, just ended, did not run alone, or None: a thread with the notebook's code on its stack,
+    or one that used the CPU meanwhile (``before``: ``thread_ticks`` when the call began)."""
+    helper = learner_thread()
+    if helper:
+        return thread_message(helper)
+    busy = busy_thread(before)
+    return busy_message(busy) if busy else None
+
+
 GUIDE = "transformer_math"  # the guide's library: a process it starts is not the notebook's
 _STARTED: list = []  # the processes the notebook's own code started: weak references to their Popen, or None
 
 
-def _live_children(task: str = "*") -> list[int]:
-    """The live child processes of this process's threads (``task``: one thread's id, or all), where Linux says
-    (``/proc/self/task/*/children``); none elsewhere."""
+def _live_children() -> list[int]:
+    """The live child processes of this process's threads, where Linux says (``/proc/self/task/*/children``);
+    none elsewhere."""
     found = []
-    for path in glob.glob(f"/proc/self/task/{task}/children"):
+    for path in glob.glob("/proc/self/task/*/children"):
         try:
             with open(path) as listing:
                 found += [int(pid) for pid in listing.read().split()]
@@ -99,8 +115,7 @@ def _live_children(task: str = "*") -> list[int]:
     live = []
     for pid in found:
         try:
-            with open(f"/proc/{pid}/stat") as status:
-                state = status.read().rpartition(")")[2].split()[0]
+            state = _stat(f"/proc/{pid}/stat")[0]
         except (OSError, IndexError):
             continue
         if state not in ("Z", "X"):  # a zombie has finished: nothing of it runs
