@@ -3,6 +3,7 @@ and no slip message on a number worked by hand gives the arithmetic that leads t
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import pkgutil
@@ -145,6 +146,23 @@ def test_a_process_of_another_thread_not_the_notebooks_leaves_the_check_alone(ca
         started[0].stdin.close()
         started[0].wait(10)
     assert out.startswith("Correct: softmax")
+
+
+def test_a_finalizer_the_garbage_collector_runs_during_the_check_is_not_the_learners_call(capsys):
+    """A Popen of an earlier piece of code, unreachable in a cycle, is finalized whenever the collector runs: in the
+    middle of the learner's function too. Its ``__del__`` is no call of the learner's code."""
+    cells = notebook(OWN_SOFTMAX + "import gc\ndef collecting(x):\n    gc.collect()\n    return softmax(x)\n")
+    gc.disable()  # the cycle waits for the learner's gc.collect(), as it would for the collector's own timing
+    try:
+        finished = subprocess.Popen([sys.executable, "-c", "pass"])
+        finished.wait(10)
+        cycle = [finished]
+        cycle.append(cycle)
+        del finished, cycle
+        out = verdict(capsys, cells["collecting"])
+    finally:
+        gc.enable()
+    assert out.startswith("Correct: softmax"), out
 
 
 @pytest.mark.parametrize("held", ["_to", "(_to, 1)", "{'to': _to}"])

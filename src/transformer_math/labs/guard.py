@@ -179,7 +179,10 @@ class _Hook:
 
     def learner_called(self, frame) -> bool:
         """Whether the first caller that is not the standard library, NumPy or the guard is the learner's code, or
-        the check's own call of the learner's function (``Learners``): the library passed as the learner's."""
+        the check's own call of the learner's function (``Learners``): the library passed as the learner's. A
+        finalizer (``__del__``) is nobody's call: the garbage collector runs it inside whatever code is running."""
+        if frame.f_code.co_name == "__del__":
+            return False
         caller = frame.f_back
         while caller is not None:
             kind, _ = self.classify(caller)
