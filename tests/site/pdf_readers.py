@@ -20,8 +20,8 @@ def missing_readers() -> list[str]:
     return sorted({package for command, package in READERS.items() if shutil.which(command) is None})
 
 
-def _run(*command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=600)
+def _run(*command: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=600, cwd=cwd)
 
 
 def _gray_pages(folder: Path) -> dict[int, bytes]:
@@ -72,13 +72,7 @@ def problems(pdf: Path, title: str) -> list[str]:
 def page_texts(pdf: Path) -> list[str]:
     """The text pypdf extracts from each page, extracted in a process of its own: pure Python for a minute of
     CPU, which in a thread of the test session would hold the interpreter's lock against the tests."""
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.site.pdf_readers", str(pdf)],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=600,
-    )
+    done = _run(sys.executable, "-m", "tests.site.pdf_readers", str(pdf), cwd=Path(__file__).resolve().parents[2])
     if done.returncode != 0:
         raise RuntimeError(f"pypdf could not read {pdf}: {done.stderr[-2000:]}")
     return json.loads(done.stdout)
