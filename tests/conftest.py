@@ -21,6 +21,9 @@ STARTED = pytest.StashKey[float]()
 # background jobs run beside them: enough that the build and the browsers get the cores they ask for.
 TESTS_NICE = 5
 # The background jobs in the order they finish in a full run (their times print at its end).
+# Tests that call the labs' checks in this process: a check refuses to run beside another thread that runs code of
+# no module's (a job's kernel client runs such code: attrs' generated methods), so they run before those jobs start.
+CHECKS_IN_PROCESS = ("src/transformer_math/labs/", "tests/library/test_lab_", "tests/pages/test_lab_values.py")
 READY_ORDER = ["executed", "verdicts", "pytorch_job", "built_site", "built_pdf", "reading", "pdf_read"]
 
 # Shared, busy machines make timings meaningless: no per-example deadline. In CI the examples are
@@ -32,7 +35,12 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 def pytest_collection_modifyitems(items):
-    background.waits_last(items, READY_ORDER)
+    background.order(items, READY_ORDER, alone=lambda item: item.nodeid.startswith(CHECKS_IN_PROCESS))
+
+
+def pytest_runtest_setup(item):
+    if not item.nodeid.startswith(CHECKS_IN_PROCESS):
+        background.start_deferred()
 
 
 def pytest_collection_finish(session):
