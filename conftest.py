@@ -11,6 +11,16 @@ pytest_plugins = ["tests.markdown_harness", "pytester"]
 
 import pytest  # noqa: E402
 
+from tests import background  # noqa: E402
+from tests.conftest import CHECKS_IN_PROCESS  # noqa: E402
+
+
+def pytest_runtest_setup(item):
+    """Here, not in tests/conftest.py: a conftest's test hooks see only the tests under its folder, and the pages'
+    blocks (docs/) and the library's examples (src/) are among the first that may start the deferred jobs."""
+    if not item.nodeid.startswith(CHECKS_IN_PROCESS):
+        background.start_deferred()
+
 
 @pytest.fixture(autouse=True)
 def _fresh_doctest_namespace(request):

@@ -38,11 +38,6 @@ def pytest_collection_modifyitems(items):
     background.order(items, READY_ORDER, alone=lambda item: item.nodeid.startswith(CHECKS_IN_PROCESS))
 
 
-def pytest_runtest_setup(item):
-    if not item.nodeid.startswith(CHECKS_IN_PROCESS):
-        background.start_deferred()
-
-
 def pytest_collection_finish(session):
     if not session.config.option.collectonly:
         session.config.stash[STARTED] = time.monotonic()
