@@ -84,7 +84,8 @@ def ensure_python_env(extra: str) -> None:
         say(f"installing Python packages ({extra})")
         run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
         constraints = ["--constraint", "constraints.txt"] if (ROOT / "constraints.txt").exists() else []
-        run(PYTHON, "-m", "pip", "install", "--quiet", *constraints, "--editable", f".[{extra}]")
+        # --no-compile: pip would compile every module of every package; Python compiles those a command imports.
+        run(PYTHON, "-m", "pip", "install", "--quiet", "--no-compile", *constraints, "--editable", f".[{extra}]")
         (VENV / f".installed-{extra}").write_text(wanted)
     write_pth_file()
 
