@@ -407,3 +407,18 @@ MISTAKES += [
         ),
     ),
 ]
+
+# A size written into the code: the length drawn for the check is far past it.
+MISTAKES += [
+    mistake(
+        "causal_mask",
+        "a mask of 40 cut to n",
+        "def causal_mask(n):\n    return np.tril(np.ones((40, 40), dtype=bool))[:n, :n]",
+    ),
+    mistake(
+        "causal_mask",
+        "a table of masks up to 64",
+        "_MASKS = {k: np.tril(np.ones((k, k), dtype=bool)) for k in range(1, 65)}\n\n\n"
+        "def causal_mask(n):\n    return _MASKS[n]",
+    ),
+]
