@@ -431,3 +431,18 @@ def test_a_labs_checks_are_read_only_against_an_edit_by_accident():
         backward_passes.check.checks["ce_backward"] = None
     with pytest.raises(dataclasses.FrozenInstanceError):
         backward_passes.check.checks["ce_backward"].compare_with = lambda *args: None
+
+
+def test_float_of_an_entry_keeps_it_counted_and_the_notebooks_float_comes_back(capsys):
+    from transformer_math.labs.matrix_operations import check as matrix_check
+
+    namespace = {"__name__": "__main__", "np": np}
+    source = (
+        "def matmul(X, Y):\n    X = [list(map(float, r)) for r in X]\n    Y = [[float(v) for v in r] for r in Y]\n"
+        "    assert isinstance(1.5, float) and np.zeros(1, dtype=float).dtype == np.float64\n"
+        "    return [[sum(a * b for a, b in zip(row, col)) for col in zip(*Y)] for row in X]\n"
+    )
+    exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - a notebook's cell
+    matrix_check("matmul", namespace["matmul"])
+    assert capsys.readouterr().out.startswith("Correct: matmul")
+    assert "float" not in namespace

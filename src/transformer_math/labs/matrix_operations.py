@@ -26,7 +26,7 @@ import numpy as np
 from transformer_math.labs.cases import Case
 from transformer_math.labs.hand import HandNumber
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck
-from transformer_math.labs.trace import entries, loops_only_array
+from transformer_math.labs.trace import entries, float_keeping_entries, loops_only_array
 
 __all__ = ["check"]
 
@@ -88,9 +88,15 @@ def enough_multiplications(result, case: Case, seen) -> list[str] | None:
             f"the check counted {count} pair{'s' * (count != 1)} of entries of X and Y multiplied (with * or"
             f" np.multiply; each pair once) for a {n} x {m} times {m} x {p} product, which multiplies {n * m * p}:"
             " loop over the rows i and the columns j, and multiply X[i][k] by Y[k][j] for every k. A copy of"
-            " the entries (float(), .view(np.ndarray)) leaves the count"
+            " the entries that is no loops array (.view(np.ndarray)) leaves the count"
         ]
     return None
+
+
+def entries_kept(function, X, Y):
+    """The learner's function with ``float(X[i][k])`` keeping the entry, whose multiplications then count."""
+    with float_keeping_entries(getattr(function, "__globals__", None)):
+        return function(X, Y)
 
 
 check = Checks(
@@ -114,6 +120,7 @@ check = Checks(
             lambda X, Y: np.asarray(X, dtype=float).view(np.ndarray) @ np.asarray(Y, dtype=float).view(np.ndarray),
             own=("transformer_math.linalg.",),
             loops=True,
+            call=entries_kept,
             verify=enough_multiplications,
         ),
     },

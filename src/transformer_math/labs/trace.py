@@ -15,7 +15,8 @@ follows every Python step of the learner's code (``sys.settrace`` with ``f_trace
   product of every row with every column at once);
 * the loops arrays count the multiplications of their entries (``X[i][k] * Y[k][j]``, ``np.multiply`` or ``*`` of
   their rows and columns): each pair of entries once, however often it is multiplied, and nothing of a plain copy
-  (``np.array(X.tolist())`` keeps them loops arrays; ``.view(np.ndarray)`` or ``float`` leaves the count);
+  (``np.array(X.tolist())`` keeps them loops arrays, and ``float(X[i][k])`` the entry, ``float`` being
+  ``KeepingFloat`` in the notebook for the check's length; ``.view(np.ndarray)`` leaves the count);
 * with a budget, it refuses a call in which the learner's code runs more Python steps than that: a loop where
   a closed form is asked for, or over every entry of a gradient; with a deadline (a wide case's work budget,
   ``timing``), a call whose CPU time passes it, at the first line after;
@@ -216,10 +217,9 @@ def _whole(exponent) -> bool:
 def product_label(value) -> str | None:
     """How a learner would write the product of matrices ``value`` is, or is bound to (``np.matmul.__call__``,
     ``A.__matmul__`` of a plain array), or None."""
-    for candidate in (value, getattr(value, "__func__", None)):
-        product = PRODUCT_OBJECTS.get(id(candidate))
-        if product is not None and product[0] is candidate:
-            return product[1]
+    product = PRODUCT_OBJECTS.get(id(value))
+    if product is not None and product[0] is value:
+        return product[1]
     try:
         owner = getattr(value, "__self__", None)
         name = getattr(value, "__name__", "")
@@ -273,7 +273,7 @@ def _keeping(convert):
     return keeping
 
 
-CONVERSIONS = ("asarray", "array", "asanyarray", "ascontiguousarray")
+CONVERSIONS = ("asarray", "array", "asanyarray", "ascontiguousarray", "copy")
 
 
 @contextlib.contextmanager
@@ -361,6 +361,12 @@ class Entry(float):
     def __deepcopy__(self, memo):
         return self
 
+    def item(self):  # what NumPy's own scalar answers, for code written for one
+        return self
+
+    tolist = item
+    dtype, shape, ndim = np.dtype(np.float64), (), 0
+
     def __mul__(self, other):
         product = float.__mul__(self, other)
         if product is not NotImplemented:
@@ -375,6 +381,42 @@ class Entry(float):
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return _ufunc(ufunc, method, inputs, kwargs)
+
+
+class _AnyFloat(type):
+    def __instancecheck__(cls, value) -> bool:
+        return isinstance(value, float)
+
+    def __subclasscheck__(cls, kind) -> bool:
+        return issubclass(kind, float)
+
+
+class KeepingFloat(float, metaclass=_AnyFloat):
+    """``float`` for the learner's code while the loops exercise is checked: ``float(X[i][k])`` is the entry
+    still (a float already), so its multiplications count; anything else becomes a float as before."""
+
+    dtype = np.dtype(np.float64)  # as NumPy reads float: np.zeros(n, dtype=float) is float64, not object
+
+    def __new__(cls, value=0.0):
+        return value if isinstance(value, Entry) else float(value)
+
+
+@contextlib.contextmanager
+def float_keeping_entries(namespace):
+    """The learner's namespace with ``float`` bound to ``KeepingFloat`` for the body's length (then as it was)."""
+    if not isinstance(namespace, dict):
+        yield
+        return
+    missing = object()
+    before = namespace.get("float", missing)
+    namespace["float"] = KeepingFloat
+    try:
+        yield
+    finally:
+        if before is missing:
+            namespace.pop("float", None)
+        else:
+            namespace["float"] = before
 
 
 _KEYS = iter(range(-1, -(2**62), -1))  # the keys of entries made for a case of nested lists (no address)
@@ -428,8 +470,12 @@ class LoopsOnlyArray(np.ndarray):
     def __getitem__(self, index):
         value = super().__getitem__(index)
         if _COUNTING and isinstance(value, np.floating) and not isinstance(value, Entry):
-            where = super().__getitem__((*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
-            return Entry(value, where.view(np.ndarray).__array_interface__["data"][0])
+            try:  # the entry's address: a 0-d view of it (X[i, k, ...])
+                where = super().__getitem__((*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
+                key = where.view(np.ndarray).__array_interface__["data"][0]
+            except (IndexError, TypeError, ValueError):
+                key = next(_KEYS)
+            return Entry(value, key)
         return value
 
     def tolist(self):

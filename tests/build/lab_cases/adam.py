@@ -335,8 +335,6 @@ MISTAKES += [
     mistake(
         "adam_step",
         "Kingma & Ba's epsilon-hat form",
-        ADAM
-        + MV
-        + "    return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v",
+        ADAM + MV + "    return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v",
     ),
 ]

@@ -433,3 +433,22 @@ RIGHT += [
         "                out[i, j] = out[i, j] + A[i, k] * B[k, j]\n    return out",
     ),
 ]
+
+# Right answers that convert the entries on the way: float() keeps an entry an entry for the count, and so do
+# NumPy's copies and NumPy's own scalar methods.
+RIGHT += [
+    right(
+        "matmul",
+        "lists of floats by map(float, row)",
+        "def matmul(X, Y):\n    X = [list(map(float, r)) for r in X]\n    Y = [list(map(float, r)) for r in Y]\n"
+        "    return np.array([[sum(a * b for a, b in zip(row, col)) for col in zip(*Y)] for row in X])",
+    ),
+    right(
+        "matmul",
+        "float() of each entry, a copy by np.copy, .item()",
+        "def matmul(X, Y):\n    A, B = np.copy(np.asarray(X, dtype=float)), np.asarray(Y, dtype=np.float64)\n"
+        "    out = np.zeros((A.shape[0], B.shape[1]), dtype=float)\n    for i in range(A.shape[0]):\n"
+        "        for j in range(B.shape[1]):\n            total = 0.0\n            for k in range(A.shape[1]):\n"
+        "                total += float(A[i, k]) * B[k, j].item()\n            out[i, j] = total\n    return out",
+    ),
+]
