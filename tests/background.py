@@ -6,12 +6,19 @@ as the tests are collected, when a collected test needs it (``start_needed``, fr
 pages and the library are tested meanwhile (``testpaths`` puts them first), and the fixture hands over its
 value, or raises what its computation raised, when a test asks for it. One job may wait for another's value
 (``result``): the PDF and the browser start the moment the site is built.
+
+On two cores the jobs outnumber the cores, and the run lasts as long as its longest chain: building the site, then
+reading it. So that chain runs first: on Linux a job declared ``@background(nice=N)`` runs its thread, and what that
+thread starts, N steps below it in the scheduler's priority (``lower_priority``), and so do the tests themselves
+(tests/conftest.py); the CPU they leave idle is theirs, the time the chain waits for a core is not.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -25,12 +32,27 @@ _PROCESSES: list[subprocess.Popen] = []
 _LOCK = threading.Lock()
 _TEMP: list[Path] = []
 WAIT_LIMIT = 30 * 60  # seconds a test waits for a job's value
+_DEFERRED: list[_Job] = []  # needed jobs with threads_here, not yet started
 COLLECTED: list = []  # the session's collected tests, for a job that computes only what they need
 
 
+def lower_priority(steps: int) -> None:
+    """The calling thread, and every process it starts from now on, ``steps`` niceness steps below the session's
+    start (never higher than it is: raising one's priority needs privileges). Linux sets niceness per thread;
+    elsewhere ``os.nice`` would lower the whole session, so it does nothing there."""
+    if steps and sys.platform == "linux":
+        now = os.getpriority(os.PRIO_PROCESS, 0)  # PRIO_PROCESS 0 is the calling thread on Linux
+        os.setpriority(os.PRIO_PROCESS, 0, max(now, _SESSION_NICE + steps))
+
+
+_SESSION_NICE = os.getpriority(os.PRIO_PROCESS, 0) if sys.platform == "linux" else 0
+
+
 class _Job:
-    def __init__(self, compute: Callable[[], object]) -> None:
+    def __init__(self, compute: Callable[[], object], nice: int = 0, threads_here: bool = False) -> None:
         self.compute = compute
+        self.nice = nice
+        self.threads_here = threads_here
         self.thread: threading.Thread | None = None
         self.done = threading.Event()
         self.value: object = None
@@ -46,6 +68,7 @@ class _Job:
     def _run(self) -> None:
         self.started = time.monotonic()
         try:
+            lower_priority(self.nice)
             self.value = self.compute()
         except BaseException as error:  # noqa: BLE001 - raised again in the test that asks for the value
             self.error = error
@@ -62,15 +85,36 @@ class _Job:
         return self.value
 
 
-def background(compute: Callable[[], object]):
-    """A session fixture named like ``compute``, whose value ``compute()`` makes in the background."""
-    job = _JOBS[compute.__name__] = _Job(compute)
+def background(compute: Callable[[], object] | None = None, *, nice: int = 0, threads_here: bool = False):
+    """A session fixture named like ``compute``, whose value ``compute()`` makes in the background, ``nice`` steps
+    below the site's build and reading in priority (``@background(nice=5)``) when it is not on their chain.
+    ``threads_here``: it runs Python threads of its own in this process (kernels' clients, say), so it starts only
+    once the tests that must have the process to themselves have run (``start_deferred``)."""
+    if compute is None:
+        return lambda compute: background(compute, nice=nice, threads_here=threads_here)
+    job = _JOBS[compute.__name__] = _Job(compute, nice, threads_here)
 
     def fixture():
         return job.result()
 
     fixture.__doc__ = compute.__doc__
     return pytest.fixture(scope="session", name=compute.__name__)(fixture)
+
+
+def order(items, ready_order: list[str], alone) -> None:
+    """Reorder ``items`` in place: first the tests ``alone(item)`` says must have the process to itself (no job's
+    Python thread beside them: ``threads_here``), then the test modules that ask for no background value, then
+    the others by the last job they wait for, in ``ready_order`` (the order the jobs are expected to finish), so
+    that the tests run while the jobs do instead of waiting for them early. A job not listed counts as the last."""
+    rank = {name: ready_order.index(name) if name in ready_order else len(ready_order) for name in _JOBS}
+    waits: dict[object, int] = {}
+    for item in items:
+        needed = [rank[name] for name in getattr(item, "fixturenames", ()) if name in rank]
+        if needed:
+            waits[item.path] = max(waits.get(item.path, -1), *needed)
+        elif alone(item):
+            waits.setdefault(item.path, -2)
+    items.sort(key=lambda item: waits.get(item.path, -1))  # stable: each group keeps its order
 
 
 def timings(since: float) -> list[str]:
@@ -87,13 +131,23 @@ def result(name: str):
     return _JOBS[name].result()
 
 
-def start_needed(items) -> None:
-    """Start every background fixture that a collected test needs."""
+def start_needed(items) -> bool:
+    """Start every background fixture that a collected test needs, but those with ``threads_here``; whether any
+    is needed."""
     COLLECTED[:] = items
-    needed = {name for item in items for name in getattr(item, "fixturenames", ())}
-    for name, job in _JOBS.items():
-        if name in needed:
-            job.start()
+    needed = {name for item in items for name in getattr(item, "fixturenames", ())} & set(_JOBS)
+    for name in needed:
+        if not _JOBS[name].threads_here:
+            _JOBS[name].start()
+        else:
+            _DEFERRED.append(_JOBS[name])
+    return bool(needed)
+
+
+def start_deferred() -> None:
+    """Start the needed jobs that run Python threads in this process (``threads_here``)."""
+    while _DEFERRED:
+        _DEFERRED.pop().start()
 
 
 def run(command: list[str], **options) -> subprocess.CompletedProcess:

@@ -17,6 +17,14 @@ from tools.pdf import PDF_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTED = pytest.StashKey[float]()
+# Niceness steps below the site's build and reading for the tests themselves (tests/background.py), when
+# background jobs run beside them: enough that the build and the browsers get the cores they ask for.
+TESTS_NICE = 5
+# The background jobs in the order they finish in a full run (their times print at its end).
+# Tests that call the labs' checks in this process: a check refuses to run beside another thread that runs code of
+# no module's (a job's kernel client runs such code: attrs' generated methods), so they run before those jobs start.
+CHECKS_IN_PROCESS = ("src/transformer_math/labs/", "tests/library/test_lab_", "tests/pages/test_lab_values.py")
+READY_ORDER = ["executed", "verdicts", "pytorch_job", "built_site", "built_pdf", "reading", "pdf_read"]
 
 # Shared, busy machines make timings meaningless: no per-example deadline. In CI the examples are
 # derived from each test's name, so a run is reproducible and a red build is never a coin toss;
@@ -26,10 +34,20 @@ settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def pytest_collection_modifyitems(items):
+    background.order(items, READY_ORDER, alone=lambda item: item.nodeid.startswith(CHECKS_IN_PROCESS))
+
+
+def pytest_runtest_setup(item):
+    if not item.nodeid.startswith(CHECKS_IN_PROCESS):
+        background.start_deferred()
+
+
 def pytest_collection_finish(session):
     if not session.config.option.collectonly:
         session.config.stash[STARTED] = time.monotonic()
-        background.start_needed(session.items)
+        if background.start_needed(session.items):
+            background.lower_priority(TESTS_NICE)  # the jobs just started keep theirs: they build and read the site
 
 
 def pytest_terminal_summary(terminalreporter, config):

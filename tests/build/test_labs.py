@@ -168,7 +168,7 @@ def selected() -> list[Path]:
     return [lab for lab in LABS if lab.stem in asked] if asked else LABS
 
 
-@background
+@background(nice=5, threads_here=True)
 def verdicts():
     """Every lab as published, in a fresh kernel each (as the reader downloads it), and every mistake and right
     answer, in one process per lab."""

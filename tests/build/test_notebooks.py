@@ -55,7 +55,7 @@ def execute(notebook):
     return executed
 
 
-@background
+@background(nice=5, threads_here=True)
 def executed():
     """Every chapter's notebook, executed; several kernels at once (each notebook in its own)."""
     workers = max(2, min(8, (os.cpu_count() or 2) * 2))

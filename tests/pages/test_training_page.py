@@ -124,8 +124,14 @@ def test_the_climb_averaged_over_neighbouring_evaluations(runs):
     errors = [standard_error(climb, run) for run in (1, 10, 50)]
     assert 2.5 < (late - early) / max(errors) and (late - early) / min(errors) < 4.5
     assert 2.5 < climb.mean() / max(errors) and climb.mean() / min(errors) < 4  # about three, whichever run length
-    assert says("about three standard errors for this seed and fewer for\nthe others")
-    assert says("fewer for\nthe others (the fold computes both; a first span placed around the minima makes the climb")
+    assert max(errors) < 0.09 and says("2.29 ± 0.09 at step 300")  # "smaller than ± 0.09": paired characters
+    assert says(
+        "That climb is the mean of the 450 characters' own changes,\nwhose standard error is smaller than ± 0.09"
+    )
+    assert says(
+        "the climb is about\nthree of them for this seed and fewer for the others (the fold computes both; a first span"
+    )
+    assert says("placed around the\nminima makes the climb slightly optimistic")
     assert round(late - early, 2) == 0.17 and says("whose averages climb 0.17, counts the middle characters 16 times")
     assert says(f"climb, averaged    {climb.mean():.4f}  " + "  ".join(f"{e:.3f}" for e in errors))
     # the curve the averages smooth moves by up to 0.1 between evaluations where it is lowest (as the alt text says)

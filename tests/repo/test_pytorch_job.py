@@ -67,7 +67,7 @@ def _cpu_torch(index_url: str) -> str:
     return f"torch=={cpu[0]}"
 
 
-@background
+@background(nice=5)
 def pytorch_job() -> subprocess.CompletedProcess:
     """The job's comparison command, run in .cache/reference-venv (made first when missing or out of date)."""
     wanted = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in ("pyproject.toml", "constraints.txt")))

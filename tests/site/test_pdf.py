@@ -57,7 +57,7 @@ def readers() -> None:
     assert not missing, f"the PDF readers' Debian packages are missing: {missing} (python3 dev.py test installs them)"
 
 
-@background
+@background(nice=5)
 def pdf_read() -> tuple[list[str] | None, list[str]]:
     """What the PDF readers say of the book (None without them: ``readers`` names what is missing), and the text
     of each page: read the moment the PDF is printed, while the browsers still read the site."""
