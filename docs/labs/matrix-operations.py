@@ -110,11 +110,12 @@ prediction = ...  # "equal" or "different"
 check("prediction", prediction)
 
 # %%
-# The products are shown once exercise 1 and the prediction are written: they hold entry (0, 1).
-if entry_0_1 is Ellipsis or prediction is Ellipsis:
-    print("Write entry_0_1 and your prediction first: this cell shows A @ B and B @ A.")
+# A @ B holds entry (0, 1): it is shown once exercise 1 is right.
+if prediction is Ellipsis:
+    print("Write your prediction first: this cell tests it.")
 else:
-    print("A @ B =", (A @ B).tolist(), "  B @ A =", (B @ A).tolist())
+    shown = check.passed("entry_0_1", entry_0_1)
+    print("A @ B =", (A @ B).tolist() if shown else "(shown once entry_0_1 is right)", "  B @ A =", (B @ A).tolist())
     equal = "equal" if np.array_equal(A @ B, B @ A) else "different"
     print(f"You predicted {prediction!r}:", "it held." if prediction.strip().lower() == equal else "it did not hold.")
 

@@ -292,11 +292,11 @@ else:
     print("Training waits for exercises 1 to 4.")
 
 # %% [markdown]
-# The first loss sits above $\ln 6$: the untrained model does not spread its guesses evenly but guesses with
-# some confidence, at random, and a confident random guess costs more on average than a uniform one. On new
-# sequences the loss stays above the floor of the three unpredictable digits (on the training sequences it
-# dips just under, by memorising a little). Yet the answers are right on sequences the model never saw: it
-# learned the rule.
+# Set the run beside your two numbers of exercise 2. The first loss sits a little above your start: the
+# untrained model does not spread its guesses evenly but guesses with some confidence, at random, and a
+# confident random guess costs more on average than an even one. On new sequences the loss stays above your
+# floor (on the training sequences it dips just under, by memorising a little). Yet the answers are right on
+# sequences the model never saw: it learned the rule.
 #
 # ## 6. Predict, then test: one head, and no positions
 #

@@ -17,15 +17,16 @@
 # %% [markdown]
 # # Lab: your own GPT
 #
-# **About 135 minutes · difficulty 3 of 3 (hard)**, with the hints (longer if you derive each piece from its goal
-# alone) · after
+# **About 135 minutes · difficulty 3 of 3 (hard)** with your pieces from the earlier labs pasted in; **3–4 hours on
+# the one-day path**, which skips those labs, so that you write every piece here. Both with the hints open when
+# you are stuck; longer if you derive each piece from its goal alone. After
 # [From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/) and
 # [Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/);
-# the lab of the one-day path
+# the lab of the one-day path.
 #
-# **Time, honestly:** about 2 h 15 min with your pieces from the earlier labs pasted in (`layer_norm` from the
-# block lab, `attention` from the attention lab, `ce_backward`, `layer_norm_backward` and `attention_backward` from
-# backward passes, `adamw_step` from the Adam lab); 3–4 h writing every piece here.
+# The pieces the earlier labs drill, to paste in if you did them: `layer_norm` from the block lab, `attention` from
+# the attention lab, `ce_backward`, `layer_norm_backward` and `attention_backward` from backward passes,
+# `adamw_step` from the Adam lab.
 #
 # A GPT whose every piece you write: token and position embeddings, $L$ pre-LN blocks of causal multi-head
 # attention and a feed-forward layer, the forward pass to the logits, the loss, the backward pass to every

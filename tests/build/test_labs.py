@@ -353,3 +353,35 @@ def test_a_labs_links_to_the_site_lead_to_pages_and_headings_that_exist():
                 headings = re.findall(r"^#+ (.+)$", source.read_text(encoding="utf-8"), re.M)
                 slugs = {re.sub(r"[^\w\s-]", "", h).strip().lower().replace(" ", "-") for h in headings}
                 assert anchor in slugs, f"{lab.name}: no heading #{anchor} on {path}"
+
+
+# A gpt_forward that keeps the tokens as it was given them (a list stays a list in its cache): right for its own
+# check, which compares logits.
+FORWARD_KEEPING_A_LIST = """
+def gpt_forward(params, tokens, n_heads):
+    x = embed(params, tokens)
+    blocks = []
+    for layer in range(n_blocks(params)):
+        x, block_cache = block_forward(x, block_params(params, layer), n_heads)
+        blocks.append(block_cache)
+    z = layer_norm(x, params["lnf_g"], params["lnf_b"])
+    return z @ params["W_U"], {"tokens": tokens, "n_heads": n_heads, "blocks": blocks, "x": x, "z": z}
+"""
+
+
+def test_gpt_backward_is_judged_on_its_own_after_a_gpt_forward_that_keeps_its_tokens_as_given(capsys):
+    """The folded gpt_backward reshapes the cache's tokens: its check gives them as an array, so that the cache of
+    an accepted gpt_forward does not fail the next exercise."""
+    notebook = solved(load(ROOT / "docs" / "labs" / "your-own-gpt.py"))
+    last = owner = exercise_of_check(notebook)["gpt_backward"]
+    namespace = {"__name__": "__main__"}
+    for cell in notebook.cells[: last + 1]:
+        if cell.cell_type == "code" and not CHECK_CALL.search(cell.source):
+            exec(compile(cell.source, "<cell>", "exec"), namespace)  # noqa: S102 - the notebook's cells
+    assert owner == last
+    exec(compile(FORWARD_KEEPING_A_LIST, "<cell>", "exec"), namespace)  # noqa: S102
+    capsys.readouterr()
+    namespace["check"]("gpt_forward", namespace["gpt_forward"])
+    namespace["check"]("gpt_backward", namespace["gpt_backward"])
+    printed = capsys.readouterr().out
+    assert [verdict for verdict, _ in verdicts_in(printed)] == ["Correct", "Correct"], printed

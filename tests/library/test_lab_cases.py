@@ -78,3 +78,15 @@ def test_changed_sees_a_change_of_value_dtype_or_kind():
     assert not changed(a.copy(), a) and changed(a.copy(), a * 2) and changed(a.copy(), a.astype(np.float32))
     assert changed([1, 2], (1, 2)) and not changed({"w": a.copy()}, {"w": a}) and changed({"w": a.copy()}, {"w": -a})
     assert not changed(np.array([np.nan]), np.array([np.nan]))
+
+
+def test_adams_epsilon_hat_form_is_refused_and_named():
+    from transformer_math.labs.adam import check as adam_check
+
+    def eps_hat(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+        theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))
+        m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+        return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v
+
+    said = verdict_of(adam_check, "adam_step", eps_hat)
+    assert said.startswith("Wrong: adam_step") and "Kingma & Ba's Algorithm 1" in said, said

@@ -11,7 +11,9 @@ import re
 import subprocess
 import sys
 import threading
+import types
 
+import numpy as np
 import pytest
 
 import transformer_math.labs as labs
@@ -163,6 +165,66 @@ def test_a_finalizer_the_garbage_collector_runs_during_the_check_is_not_the_lear
     finally:
         gc.enable()
     assert out.startswith("Correct: softmax"), out
+
+
+# The library's code run under a finalizer's name, in several labs: (lab module, check, the library's module and
+# function, the learner's function calling it as ``_renamed``).
+RENAMED = {
+    "softmax": (
+        "softmax",
+        "softmax",
+        "transformer_math.softmax",
+        "softmax",
+        "def softmax(x):\n    return _renamed(x)\n",
+    ),
+    "ce_backward": (
+        "backward_passes",
+        "ce_backward",
+        "transformer_math.model",
+        "cross_entropy_backward",
+        "def ce_backward(Z, y):\n    return _renamed(np.asarray(Z, dtype=float), np.asarray(y))\n",
+    ),
+    "layer_norm_backward": (
+        "backward_passes",
+        "layer_norm_backward",
+        "transformer_math.block",
+        "layer_norm_backward",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n"
+        "    return _renamed(np.asarray(dy, dtype=float), np.asarray(x, dtype=float), np.asarray(gamma), eps)\n",
+    ),
+    "attention": (
+        "attention",
+        "attention",
+        "transformer_math.attention",
+        "scaled_dot_product_attention",
+        "def attention(Q, K, V, mask=None):\n"
+        "    m = None if mask is None else np.asarray(mask, dtype=bool)\n"
+        "    return _renamed(np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float), m)[0]\n",
+    ),
+}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the arrays' finalizer, later
+@pytest.mark.parametrize("route", ["renamed", "the __del__ of an array's class"])
+@pytest.mark.parametrize("exercise", RENAMED)
+def test_the_librarys_code_under_a_finalizers_name_is_still_the_librarys(capsys, exercise, route):
+    """Only a genuine finalizer, the standard library's, is nobody's call: the library's code renamed ``__del__``
+    (and even made the ``__del__`` of a class of the learner's) is refused like the library's function."""
+    lab, name, module, function, source = RENAMED[exercise]
+    original = getattr(importlib.import_module(module), function)
+    code = original.__code__.replace(co_name="__del__")
+    renamed = types.FunctionType(code, original.__globals__, "__del__", original.__defaults__, original.__closure__)
+    renamed.__kwdefaults__ = original.__kwdefaults__
+    cells = notebook("import numpy as np\n" + source)
+    if route == "renamed":
+        cells["_renamed"] = renamed
+    else:  # its first argument an array whose class's __del__ is the renamed code: a finalizer by its look
+        owner = type("Finalized", (np.ndarray,), {"__del__": renamed})
+        cells["_renamed"] = lambda first, *rest: renamed(np.asarray(first).view(owner), *rest)
+    importlib.import_module(f"transformer_math.labs.{lab}").check(name, cells[name])
+    out = capsys.readouterr().out
+    assert out.startswith(f"Wrong: {name} - case 1 of"), out
+    assert f"it calls {module}.{function}" in out, out
 
 
 @pytest.mark.parametrize("held", ["_to", "(_to, 1)", "{'to': _to}"])

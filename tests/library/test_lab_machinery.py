@@ -169,7 +169,18 @@ LOOP_ROUTES = {
     "ndarray.__matmul__ on plain arrays": lambda X, Y: np.ndarray.__matmul__(np.asarray(X), np.asarray(Y)),
     "a plain array's own .dot": lambda X, Y: np.array(X).dot(np.array(Y)),
     "loops that run, and a product that answers": lambda X, Y: (loops(X, Y), EARLY_MATMUL(np.asarray(X), Y))[1],
+    "type(A).__matmul__ on plain copies": lambda X, Y: type(plain(X)).__matmul__(plain(X), plain(Y)),
+    "getattr with a name put together": lambda X, Y: getattr(plain(X), "__mat" + "mul__")(plain(Y)),
+    "a plain copy's bound __matmul__": lambda X, Y: (lambda A: A.__matmul__)(plain(X))(plain(Y)),
+    "np.matmul.__call__ bound before the check": lambda X, Y: EARLY_CALL(plain(X), plain(Y)),
+    "np.multiply.outer of plain copies": lambda X, Y: sum(np.multiply.outer(plain(X)[:, k], plain(Y)[k]) for k in [0]),
 }
+EARLY_CALL = np.matmul.__call__
+
+
+def plain(X):
+    """A copy of the check's array that is no loops array: its products are not refused, and count for nothing."""
+    return np.asarray(X).view(np.ndarray)
 
 
 def plain_product(X, Y):
@@ -189,12 +200,56 @@ def test_a_loops_exercise_refuses_every_product_of_matrices(route):
     assert np.matmul is EARLY_MATMUL  # NumPy's own names come back after the check
 
 
-def test_the_loops_guard_counts_the_multiplications_of_the_learners_code():
+def test_the_loops_guard_counts_the_pairs_of_entries_the_learners_code_multiplies():
     X, Y = loops_only_array(np.ones((2, 3))), loops_only_array(np.ones((3, 4)))
     result, seen = call_guarded(loops, (X, Y), {}, loops=True)
     assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == 24
     _, broadcast = call_guarded(lambda X, Y: (X[:, :, None] * Y[None]).sum(1), (X, Y), {}, loops=True)
-    assert broadcast.multiplications == 1
+    assert broadcast.multiplications == 24 and (2, 3, 4) in broadcast.products  # the shape tells it
+
+
+def padded_with_indices(X, Y):
+    for i in range(2):
+        for j in range(4):
+            for k in range(3):
+                _ = i * j * k  # numbers, not entries
+    return loops(plain(X), plain(Y))
+
+
+def padded_with_one_pair(X, Y):
+    for _ in range(24):
+        _ = X[0][0] * Y[0][0]  # the same pair of entries, again and again
+    return loops(plain(X), plain(Y))
+
+
+def three_axes_on_plain_copies(X, Y):
+    A, B = np.array(np.asarray(X).tolist()).view(np.ndarray), plain(Y)
+    P = A[:, :, None] * B[None]
+    return np.add.reduce(P, axis=1)
+
+
+@pytest.mark.parametrize(
+    "function, counted",
+    [(padded_with_indices, 0), (padded_with_one_pair, 1), (three_axes_on_plain_copies, 0)],
+    ids=["indices multiplied", "one pair of entries, again and again", "three axes, plain copies"],
+)
+def test_multiplications_of_anything_but_new_pairs_of_entries_count_for_nothing(function, counted):
+    X, Y = loops_only_array(np.ones((2, 3))), loops_only_array(np.ones((3, 4)))
+    result, seen = call_guarded(function, (X, Y), {}, loops=True)
+    assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == counted
+    if function is three_axes_on_plain_copies:
+        assert (2, 3, 4) in seen.products  # held in a variable of the learner's: seen, though plain
+
+
+def test_the_entries_of_a_loops_array_stay_counted_through_tolist_and_a_copy():
+    X, Y = loops_only_array(np.ones((2, 3))), loops_only_array(np.ones((3, 4)))
+
+    def through_lists(X, Y):
+        A, B = np.array(X.tolist()), Y.tolist()
+        return [[sum(a * b for a, b in zip(row, col)) for col in zip(*B)] for row in A]
+
+    result, seen = call_guarded(through_lists, (X, Y), {}, loops=True)
+    assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == 24
 
 
 def test_np_multiply_counts_as_the_learners_multiplication():
@@ -208,7 +263,7 @@ def test_np_multiply_counts_as_the_learners_multiplication():
         return out
 
     result, seen = call_guarded(rows_by_columns, (X, Y), {}, loops=True)
-    assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == 8
+    assert np.array_equal(result, np.full((2, 4), 3.0)) and seen.multiplications == 24
 
 
 def geometric_loop(g, beta, t):
@@ -376,3 +431,18 @@ def test_a_labs_checks_are_read_only_against_an_edit_by_accident():
         backward_passes.check.checks["ce_backward"] = None
     with pytest.raises(dataclasses.FrozenInstanceError):
         backward_passes.check.checks["ce_backward"].compare_with = lambda *args: None
+
+
+def test_float_of_an_entry_keeps_it_counted_and_the_notebooks_float_comes_back(capsys):
+    from transformer_math.labs.matrix_operations import check as matrix_check
+
+    namespace = {"__name__": "__main__", "np": np}
+    source = (
+        "def matmul(X, Y):\n    X = [list(map(float, r)) for r in X]\n    Y = [[float(v) for v in r] for r in Y]\n"
+        "    assert isinstance(1.5, float) and np.zeros(1, dtype=float).dtype == np.float64\n"
+        "    return [[sum(a * b for a, b in zip(row, col)) for col in zip(*Y)] for row in X]\n"
+    )
+    exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - a notebook's cell
+    matrix_check("matmul", namespace["matmul"])
+    assert capsys.readouterr().out.startswith("Correct: matmul")
+    assert "float" not in namespace

@@ -7,7 +7,8 @@ r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
 * ``unbias`` -- the bias correction, derived from that closed form: $m / (1 - \beta^t)$, for betas from 0 to
   0.999 and steps from 1 to 5000.
 * ``adam_step`` -- one step of Adam from any state: steps 1, 2, 10 and 1000, gradients from $10^{-4}$ to
-  $10^{3}$, other learning rates, betas and epsilons, scalars, vectors and matrices, lists and float32.
+  $10^{3}$, other learning rates, betas and epsilons, scalars, vectors and matrices, lists and float32; Kingma &
+  Ba's $\hat\epsilon$ form (the corrections folded into the learning rate) is named as such.
 * ``uncorrected_first_step`` -- Adam's first step without bias correction, by hand (a hash).
 * ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5, entries
   whose gradients are 10^6 apart in scale, and other betas and epsilons (a wrapper of ``adam_step`` that drops
@@ -136,6 +137,29 @@ def adam_with_l2(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=
     return reference_adam(theta, g + weight_decay * theta, m, v, t, lr, beta1, beta2, eps)
 
 
+def adam_eps_hat(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+    """Kingma & Ba's step with the corrections folded into the learning rate, where epsilon is added to sqrt(v)
+    before the correction (their epsilon-hat): a slightly different step from PyTorch's and the exercise's."""
+    theta, g, m, v = (np.array(a, dtype=float) for a in (theta, g, m, v))
+    m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+    return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v
+
+
+EPS_HAT = (
+    "that is the step of Kingma & Ba's Algorithm 1 with the corrections folded into the learning rate, where"
+    " epsilon is added to sqrt(v) before v's correction: add epsilon to sqrt(v_hat), after the correction, as"
+    " PyTorch does"
+)
+
+
+def compare_adam(got, expected, tol):
+    """Adam's comparison, which names Kingma & Ba's epsilon-hat form when that is what the result is."""
+    lines = compare_parts(got, expected[0], ("theta", "m", "v"), tol=tol, rtol=1e-7)
+    if lines and not compare_parts(got, expected[1], ("theta", "m", "v"), tol=tol, rtol=1e-7):
+        lines.append(EPS_HAT)
+    return lines
+
+
 def compare_adamw(got, expected, tol):
     """AdamW's comparison, which names the decay added to the gradient when that is what the result is."""
     lines = compare_parts(got, expected[0], ("theta", "m", "v"), tol=tol, rtol=1e-7)
@@ -179,11 +203,10 @@ check = Checks(
         "adam_step": FunctionCheck(
             ("theta", "g", "m", "v", "t"),
             adam_cases,
-            reference_adam,
+            lambda *args, **kwargs: (reference_adam(*args, **kwargs), adam_eps_hat(*args, **kwargs)),
             tol=1e-9,
-            rtol=1e-7,
-            parts=("theta", "m", "v"),
             own=OWN,
+            compare_with=compare_adam,
         ),
         "adamw_step": FunctionCheck(
             ("theta", "g", "m", "v", "t"),

@@ -35,6 +35,24 @@ def _neutral_directories() -> tuple[str, ...]:
 
 
 NEUTRAL = _neutral_directories()
+STANDARD = tuple(
+    sorted(
+        {str(Path(sysconfig.get_paths()[key]).resolve()) for key in ("stdlib", "platstdlib")}
+        | {str(Path(os.__file__).resolve().parent)}
+    )
+)
+INSTALLED = ("site-packages", "dist-packages")  # installed packages, which may sit inside the standard library's folder
+
+
+def standard_library(code) -> bool:
+    """Whether ``code`` was compiled from a file of Python's standard library (not an installed package's, not the
+    guide's library, not the notebook's): whose finalizers the garbage collector may run inside any call."""
+    if code.co_filename.startswith("<"):
+        return False
+    path = _realpath(code.co_filename)
+    if not path.startswith(STANDARD) or path.startswith(LIBRARY + os.sep):
+        return False
+    return not any(part in INSTALLED for part in Path(path).parts)
 
 
 def _genuine(module: str, namespace) -> bool:

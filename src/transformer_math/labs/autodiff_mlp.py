@@ -7,7 +7,8 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
   here), with upstream gradients other than 1 and values used twice. The rules run with ``tanh``, ``exp``,
   ``cosh``, ``log``, ``pow`` and complex numbers refused to them (a rule needs only ``out.data`` and
   ``out.grad``: evaluating tanh again measures the derivative), nor raise to a power that is not a whole
-  number (``2.718281828459045 ** (2 * z)`` rebuilds tanh without naming it). ``mul`` has a factor near 1e17,
+  number (``2.718281828459045 ** (2 * z)`` rebuilds tanh without naming it). ``mul`` has a factor 0 (a rule that divides ``out.data``
+  by a factor fails there) and a factor near 1e17,
   where a finite difference of a fixed small step measures 0; but a product is bilinear, so a difference whose
   step grows with the factor is exact in exact arithmetic and errs by about one rounding in float64: no
   tolerance tells it from the rule (``docs/labs/index.md`` says so). ``tanh``'s tolerance is 1e-14 (and 1e-14
@@ -191,6 +192,9 @@ def expression_cases(expressions: dict, large: bool = False):
                 name = "ab"[k]
                 about = f"a * b with {name} near 1e17 ({name} + h rounds to {name}), upstream gradient {seed}"
                 found.append(Case((EXPRESSIONS["a * b"], inputs, seed), about=about))
+            inputs = [0.0, *(round(float(v), 3) for v in rng.uniform(0.5, 1.5, size=2))]
+            about = "a * b with a = 0"
+            found.append(Case((EXPRESSIONS["a * b"], inputs, 1.0), about=about))
         return found
 
     return cases

@@ -7,7 +7,9 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
   tokens where $\varepsilon$ matters, another $\varepsilon$, float32.
 * ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
   must do the dividing: the guard counts its calls, and the function runs a second time with ``rms_norm``
-  answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not).
+  answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not),
+  and which records what ``rms_norm`` is given: the centred tokens and ``gamma`` (a LayerNorm computed beside it,
+  times ``rms_norm`` of ones, doubles too).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
   heads in front, positions that are not $0, 1, \dots$, another base, float32.
 * ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
@@ -31,6 +33,7 @@ Wrong: rms_norm - case 1 of 9: x = [1.24, 0.6593, 0.9892, 0.9117, 0.5833, 1.905]
 from __future__ import annotations
 
 import copy
+import inspect
 
 import numpy as np
 
@@ -158,7 +161,10 @@ def with_doubled_rms_norm(function, x, gamma, **options):
     if result is Ellipsis or not callable(mine):
         return result
 
+    received = []  # what rms_norm was given: the centred tokens and gamma, or it does not do the work
+
     def doubled(*args, **kwargs):
+        received.append((args, kwargs))
         return 2 * np.asarray(mine(*args, **kwargs), dtype=float)
 
     namespace["rms_norm"] = doubled
@@ -172,7 +178,40 @@ def with_doubled_rms_norm(function, x, gamma, **options):
         uses_it = False
     if not uses_it:
         raise Verdict("Wrong", "its result is not what your rms_norm returns: let rms_norm do the dividing")
+    if not given_the_centred_tokens(mine, received, x, gamma):
+        raise Verdict(
+            "Wrong",
+            "your rms_norm was not given the centred tokens and gamma: let rms_norm do the work (a LayerNorm of"
+            " your own, scaled by rms_norm of something else, is not it)",
+        )
     return result
+
+
+def given_the_centred_tokens(rms_norm, received: list, x, gamma) -> bool:
+    """Whether the calls of ``rms_norm`` had as their ``x`` the centred tokens (in one call, or a part in each,
+    in order) and as their ``gamma`` the case's."""
+    x = np.asarray(x, dtype=float)
+    centred, gamma = x - x.mean(axis=-1, keepdims=True), np.asarray(gamma, dtype=float)
+    parts = []
+    try:
+        names = list(inspect.signature(rms_norm).parameters)[:2]
+    except (TypeError, ValueError):
+        names = []
+    for args, kwargs in received:
+        values = list(args[:2]) + [kwargs[name] for name in names[len(args) :] if name in kwargs]
+        if len(values) < 2:
+            return False
+        try:
+            tokens, scale = np.asarray(values[0], dtype=float), np.asarray(values[1], dtype=float)
+            if not np.allclose(scale, np.broadcast_to(gamma, scale.shape), rtol=1e-12, atol=0):
+                return False
+        except (TypeError, ValueError):
+            return False
+        parts.append(tokens.reshape(-1))
+    if not parts:
+        return False
+    joined = np.concatenate(parts)
+    return joined.shape == centred.reshape(-1).shape and np.allclose(joined, centred.reshape(-1), rtol=1e-9, atol=1e-12)
 
 
 DOUBLED = "transformer_math.labs.depth_rmsnorm_rope.with_doubled_rms_norm.<locals>.doubled"

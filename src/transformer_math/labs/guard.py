@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from transformer_math.labs import fingerprint, isolation, measured
-from transformer_math.labs.authorship import OUTSIDE, _kind
+from transformer_math.labs.authorship import OUTSIDE, _kind, standard_library
 from transformer_math.labs.trace import PRODUCTS, Trace, numpy_products_refused
 
 __all__: list[str] = []
@@ -95,7 +95,8 @@ class Seen:
 
     refused: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
-    multiplications: int = 0
+    multiplications: int = 0  # (loops) the pairs of the loops arrays' entries multiplied, each pair once
+    pairs: set = field(default_factory=set)
     products: list = field(default_factory=list)  # the shapes of the loops arrays' elementwise products
     steps: int = 0  # the Python steps (opcodes) of the learner's code, when a budget is set
     thread: int = field(default_factory=threading.get_ident)  # the thread whose calls the guard watches
@@ -180,8 +181,8 @@ class _Hook:
     def learner_called(self, frame) -> bool:
         """Whether the first caller that is not the standard library, NumPy or the guard is the learner's code, or
         the check's own call of the learner's function (``Learners``): the library passed as the learner's. A
-        finalizer (``__del__``) is nobody's call: the garbage collector runs it inside whatever code is running."""
-        if frame.f_code.co_name == "__del__":
+        finalizer is nobody's call: the garbage collector runs it inside whatever code is running."""
+        if self.finalizer(frame):
             return False
         caller = frame.f_back
         while caller is not None:
@@ -192,6 +193,18 @@ class _Hook:
                 return False  # a library function calling its own parts: allowed, or refused already
             caller = caller.f_back
         return False
+
+    def finalizer(self, frame) -> bool:
+        """Whether ``frame`` runs a genuine finalizer (a dead ``Popen``'s): the ``__del__`` of its object's class,
+        compiled from the standard library's own file. Code named ``__del__`` is not enough: the library's code
+        renamed so (``code.replace(co_name="__del__")``) is the library's still."""
+        code = frame.f_code
+        if code.co_name != "__del__" or not code.co_argcount or not standard_library(code):
+            return False
+        if self.classify(frame)[0] not in ("neutral", "library"):  # compiled from its module's own file
+            return False
+        owner = frame.f_locals.get(code.co_varnames[0])
+        return getattr(getattr(type(owner), "__del__", None), "__code__", None) is code
 
     def refusal(self, name: str) -> WriteItYourself:
         return self.seen.refuse(name, library_message(name, self.own))
@@ -225,8 +238,6 @@ class _Hook:
         if (name in PRODUCTS or name == "c_einsum") and (root == "numpy" or isinstance(owner, np.ndarray)):
             if self.learner_called_c():
                 raise self.seen.refuse(name, f"it calls {name}, which multiplies the matrices for you: write the loops")
-        elif name in ("mul", "__mul__") and root in ("operator", "_operator"):
-            self.seen.multiplications += 1
 
     def learner_called_c(self) -> bool:
         frame = sys._getframe(2)  # the frame that makes the C call

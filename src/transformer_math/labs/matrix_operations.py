@@ -5,9 +5,10 @@ r"""The checks of the lab "Matrix operations" (``docs/labs/matrix-operations.py`
 * ``row_dots`` -- the matrix of dot products of every row of $X$ with every row of $Y$, for shapes from
   $1 \times 1$ to $4 \times 5$: which transpose, on which side.
 * ``matmul`` -- the matrix product written with loops, run on arrays that refuse ``@``, ``np.matmul``,
-  ``np.dot`` and ``np.einsum`` (``loops_only_array``), with the learner's
-  multiplications counted: at least one per entry of the result; entries that are integers and entries that
-  are not (a result of integers would cut off their fractions).
+  ``np.dot`` and ``np.einsum`` (``loops_only_array``), and whose entries count their multiplications: every
+  $X_{ik}$ must meet every $Y_{kj}$, $n \cdot m \cdot p$ pairs of entries (a multiplication of anything else, or
+  of a plain copy, counts for nothing); entries that are integers and entries that are not (a result of integers
+  would cut off their fractions).
 
 Example
 -------
@@ -25,7 +26,7 @@ import numpy as np
 from transformer_math.labs.cases import Case
 from transformer_math.labs.hand import HandNumber
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck
-from transformer_math.labs.trace import loops_only_array
+from transformer_math.labs.trace import entries, float_keeping_entries, loops_only_array
 
 __all__ = ["check"]
 
@@ -57,7 +58,7 @@ def matmul_cases(rng: np.random.Generator) -> list[Case]:
         Case(pair(1, 4, 3)),
         Case(pair(3, 2, 4)),
         Case(pair(4, 1, 2), about="each entry one product"),
-        Case(tuple(a.tolist() for a in pair(3, 3, 2)), about="lists"),
+        Case(tuple(entries(a) for a in pair(3, 3, 2)), about="lists"),
         Case(
             (loops_only_array(rng.normal(size=(3, 4))), loops_only_array(rng.normal(size=(4, 2)))),
             about="entries that are not integers",
@@ -73,7 +74,7 @@ def _vectorised(shape: tuple, m: int, entries: int) -> bool:
 
 
 def enough_multiplications(result, case: Case, seen) -> list[str] | None:
-    """A product written with loops multiplies at least once for every entry of the result."""
+    """A product written with loops multiplies every entry X[i, k] by every entry Y[k, j]: n m p pairs."""
     (n, m), p = np.shape(case.args[0]), np.shape(case.args[1])[1]
     wide = max((s for s in seen.products if _vectorised(s, m, n * p)), key=lambda s: int(np.prod(s)), default=None)
     if wide is not None:
@@ -81,14 +82,21 @@ def enough_multiplications(result, case: Case, seen) -> list[str] | None:
             f"it multiplied arrays into a result of shape {tuple(wide)}: every row with every column at once is the"
             " product vectorised; loop over the rows i and the columns j, and multiply the entries yourself"
         ]
-    if seen.multiplications < n * p:
+    if seen.multiplications < n * m * p:
         count = seen.multiplications
         return [
-            f"the check counted {count} multiplication{'s' * (count != 1)} written in your code (with * or"
-            f" np.multiply) for a {n} x {p} result, which needs at least {n * p}: loop over the rows i and the"
-            " columns j, and multiply the entries yourself"
+            f"the check counted {count} pair{'s' * (count != 1)} of entries of X and Y multiplied (with * or"
+            f" np.multiply; each pair once) for a {n} x {m} times {m} x {p} product, which multiplies {n * m * p}:"
+            " loop over the rows i and the columns j, and multiply X[i][k] by Y[k][j] for every k. A copy of"
+            " the entries that is no loops array (.view(np.ndarray)) leaves the count"
         ]
     return None
+
+
+def entries_kept(function, X, Y):
+    """The learner's function with ``float(X[i][k])`` keeping the entry, whose multiplications then count."""
+    with float_keeping_entries(getattr(function, "__globals__", None)):
+        return function(X, Y)
 
 
 check = Checks(
@@ -112,6 +120,7 @@ check = Checks(
             lambda X, Y: np.asarray(X, dtype=float).view(np.ndarray) @ np.asarray(Y, dtype=float).view(np.ndarray),
             own=("transformer_math.linalg.",),
             loops=True,
+            call=entries_kept,
             verify=enough_multiplications,
         ),
     },

@@ -348,6 +348,15 @@ class Checks:
             return False
         return not holds_ellipsis(result)
 
+    def passed(self, name: str, value, *data) -> bool:
+        """Whether the check ``name`` says Correct of ``value``, printing nothing: a cell that shows what holds
+        the answer (a product that holds a number worked by hand) shows it only then."""
+        try:
+            verdict, _ = self.checks[name].run(name, value, *data)
+        except Verdict as early:
+            verdict = early.verdict
+        return verdict == "Correct"
+
     def __call__(self, name: str, value=..., *data) -> None:
         if not isinstance(name, str):
             raise TypeError(f"name must be the name of a check, a string; got {name!r}")

@@ -9,9 +9,14 @@ follows every Python step of the learner's code (``sys.settrace`` with ``f_trace
   before the check; NumPy's own names are replaced for the check's length by ones that refuse
   (``numpy_products_refused``), and the arrays of ``loops_only_array`` refuse to be multiplied as
   matrices by any route;
-* it counts the multiplications the learner's code performs (``*``, ``np.multiply``), so that a vectorised
-  product written without ``@`` shows too; a ``*`` that multiplies the very objects it multiplied the last time
-  it ran (``one * one`` in a loop, padding for the count) counts once;
+* it refuses a product of matrices reached by its name on any object (``type(A).__matmul__``, ``A.dot`` of a plain
+  copy, ``np.multiply.outer``), a bound method of one (``np.matmul.__call__``), and ``getattr`` (a name put
+  together at run time); it records the shape of every array of more than two axes the learner's code holds (a
+  product of every row with every column at once);
+* the loops arrays count the multiplications of their entries (``X[i][k] * Y[k][j]``, ``np.multiply`` or ``*`` of
+  their rows and columns): each pair of entries once, however often it is multiplied, and nothing of a plain copy
+  (``np.array(X.tolist())`` keeps them loops arrays, and ``float(X[i][k])`` the entry, ``float`` being
+  ``KeepingFloat`` in the notebook for the check's length; ``.view(np.ndarray)`` leaves the count);
 * with a budget, it refuses a call in which the learner's code runs more Python steps than that: a loop where
   a closed form is asked for, or over every entry of a gradient; with a deadline (a wide case's work budget,
   ``timing``), a call whose CPU time passes it, at the first line after;
@@ -37,7 +42,6 @@ import contextlib
 import dis
 import functools
 import inspect
-import math
 import operator
 
 import numpy as np
@@ -73,7 +77,8 @@ def _label(function) -> str:
 
 
 PRODUCT_OBJECTS = _products()
-MULTIPLY_OBJECTS = {id(f): f for f in (np.multiply, operator.mul, operator.__mul__, math.prod, np.prod)}
+# Attribute names that reach a product of matrices on whatever object they are read from (a plain copy's too).
+PRODUCT_NAMES = frozenset(PRODUCTS + LINALG_PRODUCTS + ("__matmul__", "__rmatmul__", "__imatmul__"))
 LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_ATTR", "LOAD_METHOD")
 
 
@@ -88,7 +93,6 @@ class Trace:
         self.operators: dict = {}  # code object -> {offset: (opname, argument)}
         self.loaded: dict = {}  # frame -> what its last load resolved to
         self.pushed: dict = {}  # frame -> what its last two instructions pushed, where a load made it known
-        self.products: dict = {}  # frame -> {offset of a *: the operands it multiplied last}
 
     def __call__(self, frame, event, arg):
         if event == "call" and self.hook.classify(frame)[0] == "learner":
@@ -114,10 +118,11 @@ class Trace:
             late = event == "line" and self.deadline is not None and self.deadline.late()
             if late:
                 raise self.seen.refuse("too slow", late)
+            if self.loops and event in ("line", "return"):
+                self.record_wide(arg if event == "return" else None, frame.f_locals)
             if event == "return":
                 self.loaded.pop(frame, None)
                 self.pushed.pop(frame, None)
-                self.products.pop(frame, None)
             return self.local
         if self.budget is not None:
             self.seen.steps += 1
@@ -162,35 +167,39 @@ class Trace:
                 return self.local
             if argument in ("@", "@="):
                 raise self.seen.refuse("@", f"it uses the @ operator (line {frame.f_lineno}): write the loops")
-            if argument in ("*", "*=") and self.new_product(frame, operands):
-                self.seen.multiplications += 1
             return self.local
         value = argument if opname == "LOAD_CONST" else _resolve(frame, opname, argument, previous)
+        if self.loops and opname in ("LOAD_ATTR", "LOAD_METHOD") and argument in PRODUCT_NAMES:
+            label = product_label(value) or (f"ndarray.{argument}" if argument.startswith("__") else f".{argument}")
+            raise self.seen.refuse(
+                label,
+                f"it uses {label} (line {frame.f_lineno}), which multiplies the matrices for you: write the loops",
+            )
         pushed[:] = [pushed[1], value]
         if value is not _UNKNOWN:
             self.loaded[frame] = value
             if not self.loops:
                 return self.local
-            product = PRODUCT_OBJECTS.get(id(value))
-            if product is not None and product[0] is value:
+            label = product_label(value)
+            if label is not None:
                 raise self.seen.refuse(
-                    product[1],
-                    f"it uses {product[1]} (line {frame.f_lineno}), which multiplies the matrices for you: "
-                    "write the loops",
+                    label,
+                    f"it uses {label} (line {frame.f_lineno}), which multiplies the matrices for you: write the loops",
                 )
-            if MULTIPLY_OBJECTS.get(id(value), _UNKNOWN) is value:
-                self.seen.multiplications += 1
+            if value is getattr and opname != "LOAD_CONST":
+                raise self.seen.refuse(
+                    "getattr",
+                    f"it uses getattr (line {frame.f_lineno}): a loops exercise reads no attribute by a name put "
+                    "together at run time; index the entries and write the loops",
+                )
         return self.local
 
-    def new_product(self, frame, operands: tuple) -> bool:
-        """Whether a ``*`` multiplies something new: not the very objects it multiplied the last time it ran in
-        this call (``one * one`` in a loop, padding for the count), where the loads before it tell them."""
-        if any(operand is _UNKNOWN for operand in operands):  # by identity: == on arrays is elementwise
-            return True  # an entry, a call's result: what it is shows only when it runs
-        last = self.products.setdefault(frame, {})
-        before = last.get(frame.f_lasti)
-        last[frame.f_lasti] = operands
-        return before is None or before[0] is not operands[0] or before[1] is not operands[1]
+    def record_wide(self, returned, local: dict) -> None:
+        """The shapes of the arrays of more than two axes the learner's code holds or returns: a product of every
+        row with every column at once (``A[:, :, None] * B[None]``), on plain copies too."""
+        for value in (returned, *list(local.values())[:32]):
+            if isinstance(value, np.ndarray) and value.ndim > 2:
+                self.seen.products.append(value.shape)
 
 
 _UNKNOWN = object()
@@ -203,6 +212,25 @@ def _whole(exponent) -> bool:
     if isinstance(exponent, (int, np.integer)):
         return True
     return isinstance(exponent, (float, np.floating)) and float(exponent).is_integer()
+
+
+def product_label(value) -> str | None:
+    """How a learner would write the product of matrices ``value`` is, or is bound to (``np.matmul.__call__``,
+    ``A.__matmul__`` of a plain array), or None."""
+    product = PRODUCT_OBJECTS.get(id(value))
+    if product is not None and product[0] is value:
+        return product[1]
+    try:
+        owner = getattr(value, "__self__", None)
+        name = getattr(value, "__name__", "")
+    except Exception:  # noqa: BLE001 - an object of the learner's that refuses to say: not a product
+        return None
+    if owner is not None and not isinstance(owner, type(np)):
+        if PRODUCT_OBJECTS.get(id(owner), (None,))[0] is owner:  # a bound method of a product: np.matmul.__call__
+            return f"{PRODUCT_OBJECTS[id(owner)][1]}.{name}"
+        if isinstance(owner, np.ndarray) and name in PRODUCT_NAMES:  # A.__matmul__ of a plain array
+            return f"ndarray.{name}"
+    return None
 
 
 def _resolve(frame, opname: str, name, previous):
@@ -237,14 +265,15 @@ def _keeping(convert):
     @functools.wraps(convert)
     def keeping(a, *args, **kwargs):
         result = convert(a, *args, **kwargs)
-        if isinstance(a, LoopsOnlyArray) and type(result) is np.ndarray:
+        entries = _holds_entries(a) and type(result) is np.ndarray and result.dtype == np.float64
+        if (isinstance(a, LoopsOnlyArray) or entries) and type(result) is np.ndarray:  # np.array(X.tolist()) too
             return result.view(LoopsOnlyArray)
         return result
 
     return keeping
 
 
-CONVERSIONS = ("asarray", "array", "asanyarray", "ascontiguousarray")
+CONVERSIONS = ("asarray", "array", "asanyarray", "ascontiguousarray", "copy")
 
 
 @contextlib.contextmanager
@@ -260,9 +289,11 @@ def numpy_products_refused(seen):
     for name in CONVERSIONS:
         saved.append((np, name, getattr(np, name)))
         setattr(np, name, _keeping(getattr(np, name)))
+    _COUNTING.append(seen)
     try:
         yield
     finally:
+        _COUNTING.pop()
         for module, name, original in saved:
             setattr(module, name, original)
 
@@ -274,13 +305,159 @@ def _refuse_product(name: str) -> Exception:
     return _ACTIVE[-1].refuse(name, message) if _ACTIVE else WriteItYourself(message)
 
 
+_COUNTING: list = []  # the record (guard.Seen) of the loops exercise's call under way: its entries are counted
+
+
 def _record_product(shape: tuple) -> None:
     """The shape of an elementwise product of the loops arrays, for the check: a product of every row with
     every column at once (``X[:, :, None] * Y[None]``) is the matrix product vectorised."""
-    from transformer_math.labs.guard import _ACTIVE
+    if _COUNTING:
+        _COUNTING[-1].products.append(shape)
 
-    if _ACTIVE:
-        _ACTIVE[-1].products.append(shape)
+
+def _count_pairs(first, second) -> None:
+    """Record the pairs of entries multiplied (their keys, broadcast as the product is), each pair once."""
+    if not _COUNTING or first is None or second is None:
+        return
+    seen = _COUNTING[-1]
+    if np.ndim(first) == 0 and np.ndim(second) == 0:
+        seen.pairs.add((first, second) if first <= second else (second, first))
+    else:
+        a, b = np.broadcast_arrays(np.asarray(first), np.asarray(second))
+        seen.pairs.update(zip(np.minimum(a, b).reshape(-1).tolist(), np.maximum(a, b).reshape(-1).tolist()))
+    seen.multiplications = len(seen.pairs)
+
+
+def _keys(value):
+    """Which entries of the loops arrays ``value`` holds: an array of their addresses (an ``Entry``'s key), or
+    None for anything else."""
+    if isinstance(value, Entry):
+        return value.key
+    if isinstance(value, LoopsOnlyArray):
+        plain = value.view(np.ndarray)
+        if plain.dtype != np.float64:
+            return None
+        start = plain.__array_interface__["data"][0]
+        grid = np.indices(plain.shape, dtype=np.int64) if plain.ndim else np.zeros((0,), dtype=np.int64)
+        offsets = sum((grid[axis] * plain.strides[axis] for axis in range(plain.ndim)), np.zeros(plain.shape, np.int64))
+        return start + offsets
+    return None
+
+
+class Entry(float):
+    """An entry of a loops array, as the learner's code reads it (``X[i][k]``, ``X.tolist()``): a float that
+    counts its multiplications by another entry. ``key`` tells which entry it is (its address in the array)."""
+
+    __slots__ = ("key",)
+
+    def __new__(cls, value, key):
+        entry = float.__new__(cls, value)
+        entry.key = key
+        return entry
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def item(self):  # what NumPy's own scalar answers, for code written for one
+        return self
+
+    tolist = item
+    dtype, shape, ndim = np.dtype(np.float64), (), 0
+
+    def __mul__(self, other):
+        product = float.__mul__(self, other)
+        if product is not NotImplemented:
+            _count_pairs(self.key, _keys(other))
+        return product
+
+    def __rmul__(self, other):
+        product = float.__rmul__(self, other)
+        if product is not NotImplemented:
+            _count_pairs(self.key, _keys(other))
+        return product
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _ufunc(ufunc, method, inputs, kwargs)
+
+
+class _AnyFloat(type):
+    def __instancecheck__(cls, value) -> bool:
+        return isinstance(value, float)
+
+    def __subclasscheck__(cls, kind) -> bool:
+        return issubclass(kind, float)
+
+
+class KeepingFloat(float, metaclass=_AnyFloat):
+    """``float`` for the learner's code while the loops exercise is checked: ``float(X[i][k])`` is the entry
+    still (a float already), so its multiplications count; anything else becomes a float as before."""
+
+    dtype = np.dtype(np.float64)  # as NumPy reads float: np.zeros(n, dtype=float) is float64, not object
+
+    def __new__(cls, value=0.0):
+        return value if isinstance(value, Entry) else float(value)
+
+
+@contextlib.contextmanager
+def float_keeping_entries(namespace):
+    """The learner's namespace with ``float`` bound to ``KeepingFloat`` for the body's length (then as it was)."""
+    if not isinstance(namespace, dict):
+        yield
+        return
+    missing = object()
+    before = namespace.get("float", missing)
+    namespace["float"] = KeepingFloat
+    try:
+        yield
+    finally:
+        if before is missing:
+            namespace.pop("float", None)
+        else:
+            namespace["float"] = before
+
+
+_KEYS = iter(range(-1, -(2**62), -1))  # the keys of entries made for a case of nested lists (no address)
+
+
+def entries(values) -> list:
+    """Nested lists of ``Entry``: a case of lists whose multiplications are counted as the arrays' are."""
+    if isinstance(values, (list, tuple, np.ndarray)):
+        return [entries(part) for part in values]
+    return Entry(float(values), next(_KEYS))
+
+
+def _holds_entries(value) -> bool:
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return isinstance(value, Entry)
+
+
+def _ufunc(ufunc, method, inputs, kwargs):
+    """A ufunc of the loops arrays or entries: products of matrices refused, multiplications counted."""
+    if ufunc.__name__ in PRODUCTS:
+        raise _refuse_product(f"np.{ufunc.__name__} (or @)")
+    if method == "outer":  # np.multiply.outer: every product of a row and a column at once
+        raise _refuse_product(f"np.{ufunc.__name__}.outer")
+    counted = ufunc is np.multiply and method == "__call__" and len(inputs) == 2
+    keys = [_keys(x) for x in inputs] if counted else ()
+    plain = tuple(_plain(x) for x in inputs)
+    if "out" in kwargs:
+        kwargs["out"] = tuple(_plain(x) for x in kwargs["out"])
+    result = getattr(ufunc, method)(*plain, **kwargs)
+    if counted:
+        _record_product(np.shape(result))
+        _count_pairs(*keys)
+    wrap = any(isinstance(x, LoopsOnlyArray) for x in inputs)
+    return result.view(LoopsOnlyArray) if wrap and isinstance(result, np.ndarray) and result.ndim else result
+
+
+def _plain(value):
+    if isinstance(value, LoopsOnlyArray):
+        return value.view(np.ndarray)
+    return float(value) if isinstance(value, Entry) else value
 
 
 class LoopsOnlyArray(np.ndarray):
@@ -288,17 +465,23 @@ class LoopsOnlyArray(np.ndarray):
     under any name: NumPy hands the call to the array itself (``__array_ufunc__``, ``__array_function__``)."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if ufunc.__name__ in PRODUCTS:
-            raise _refuse_product(f"np.{ufunc.__name__} (or @)")
-        if method == "outer":  # np.multiply.outer: every product of a row and a column at once
-            raise _refuse_product(f"np.{ufunc.__name__}.outer")
-        inputs = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in inputs)
-        if "out" in kwargs:
-            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, LoopsOnlyArray) else x for x in kwargs["out"])
-        result = getattr(ufunc, method)(*inputs, **kwargs)
-        if ufunc is np.multiply and method == "__call__":
-            _record_product(np.shape(result))
-        return result.view(LoopsOnlyArray) if isinstance(result, np.ndarray) and result.ndim else result
+        return _ufunc(ufunc, method, inputs, kwargs)
+
+    def __getitem__(self, index):
+        value = super().__getitem__(index)
+        if _COUNTING and isinstance(value, np.floating) and not isinstance(value, Entry):
+            try:  # the entry's address: a 0-d view of it (X[i, k, ...])
+                where = super().__getitem__((*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
+                key = where.view(np.ndarray).__array_interface__["data"][0]
+            except (IndexError, TypeError, ValueError):
+                key = next(_KEYS)
+            return Entry(value, key)
+        return value
+
+    def tolist(self):
+        if not _COUNTING:
+            return super().tolist()
+        return [row.tolist() if isinstance(row, LoopsOnlyArray) else row for row in self] if self.ndim else self[()]
 
     def __array_function__(self, func, types, args, kwargs):
         if func.__name__ in PRODUCTS or func.__name__ in LINALG_PRODUCTS:

@@ -8,7 +8,8 @@ The learner's pieces, each on hidden cases against the library, with no call to 
 * ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design;
 * ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads;
 * ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
-  through the learner's own caches (the forward pass must pass its check first); the first case of each has a
+  through the learner's own caches (the forward pass must pass its check first; ``gpt_backward``'s tokens come as
+  an array, so that a cache that keeps them as given, a list, is no fault of the backward pass); the first case of each has a
   large loss (tokens near $10^6$, a final shift near $10^6$) whose rounding finite differences of any step
   cannot get past, so that a gradient measured instead of derived does not pass;
 * every backward check (the pasted ones too) runs the learner's code with complex and extended-precision
@@ -198,6 +199,7 @@ def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:
     for case in [far, *gpt_cases(rng), wide]:
         params, tokens, n_heads = case.args
         vocab = params["W_E"].shape[0]
+        tokens = np.asarray(tokens)  # the forward pass's cache is the learner's gpt_forward's: a list there is its own
         cases.append(Case((params, tokens, n_heads, rng.normal(size=(*np.shape(tokens), vocab))), about=case.about))
     return cases
 

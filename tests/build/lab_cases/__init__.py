@@ -55,6 +55,21 @@ def vendored(body: str, **modules: str) -> str:
     return VENDOR + "".join(f"{alias} = _vendor({module!r})\n" for alias, module in modules.items()) + body
 
 
+# The library's function run under a finalizer's name (``__del__``), which the garbage collector may run inside any
+# call: ``_as_finalizer(module.function)`` is that function's code, renamed, with its own globals.
+AS_FINALIZER = """import importlib as _il, types as _ty
+def _as_finalizer(module, name):
+    f = getattr(_il.import_module(module), name)
+    code = f.__code__.replace(co_name="__del__")
+    return _ty.FunctionType(code, f.__globals__, "__del__", f.__defaults__, f.__closure__)
+"""
+
+
+def as_finalizer(body: str) -> str:
+    """``body``, which calls the library through ``_as_finalizer(module, name)``, after that helper."""
+    return AS_FINALIZER + body
+
+
 def of(lab: str):
     """The module of a lab's cases: ``docs/labs/backward-passes.py`` -> ``lab_cases.backward_passes``."""
     try:

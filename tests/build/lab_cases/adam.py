@@ -328,3 +328,13 @@ MISTAKES += [
         M + "    return (1 - beta1) * g * np.sum(beta1 ** np.arange(min(t, 10**6)))",
     ),
 ]
+
+# Kingma & Ba's Algorithm 1 with the corrections folded into the learning rate (epsilon-hat): not this exercise's
+# step, and the failure names the form.
+MISTAKES += [
+    mistake(
+        "adam_step",
+        "Kingma & Ba's epsilon-hat form",
+        ADAM + MV + "    return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v",
+    ),
+]

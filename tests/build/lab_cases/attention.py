@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import as_finalizer, mistake, right
 
 HEAD = "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n"
 MASKED = "    if mask is not None:\n        scores = np.where(mask, scores, -np.inf)\n"
@@ -382,5 +382,43 @@ MISTAKES += [
         "the library's causal_mask imported under the exercise's name",
         "from transformer_math.attention import causal_mask",
         append=True,
+    ),
+]
+
+# The library's code run under a finalizer's name: still the library's.
+MISTAKES += [
+    mistake(
+        "attention",
+        "the library's attention renamed __del__",
+        as_finalizer(
+            "_sdpa = _as_finalizer('transformer_math.attention', 'scaled_dot_product_attention')\n"
+            "def attention(Q, K, V, mask=None):\n    m = None if mask is None else np.asarray(mask, dtype=bool)\n"
+            "    return _sdpa(np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float), m)[0]"
+        ),
+    ),
+    mistake(
+        "multi_head_attention",
+        "the library's multi-head attention renamed __del__",
+        as_finalizer(
+            "_mha = _as_finalizer('transformer_math.attention', 'multi_head_attention')\n"
+            "def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):\n    X = np.asarray(X, dtype=float)\n"
+            "    mask = np.tril(np.ones((X.shape[-2],) * 2, dtype=bool))\n"
+            "    return _mha(X, W_Q, W_K, W_V, W_O, n_heads, mask=mask)[0]"
+        ),
+    ),
+]
+
+# A size written into the code: the length drawn for the check is far past it.
+MISTAKES += [
+    mistake(
+        "causal_mask",
+        "a mask of 40 cut to n",
+        "def causal_mask(n):\n    return np.tril(np.ones((40, 40), dtype=bool))[:n, :n]",
+    ),
+    mistake(
+        "causal_mask",
+        "a table of masks up to 64",
+        "_MASKS = {k: np.tril(np.ones((k, k), dtype=bool)) for k in range(1, 65)}\n\n\n"
+        "def causal_mask(n):\n    return _MASKS[n]",
     ),
 ]

@@ -468,3 +468,15 @@ MISTAKES += [
         append=True,
     ),
 ]
+
+# The rule written as a division by the parent's own value: right for every factor but 0.
+MISTAKES += [
+    mistake(
+        "mul",
+        "out.data divided by the parent's own value",
+        MUL
+        + "        self.grad += out.data / self.data * out.grad\n"
+        + "        other.grad += out.data / other.data * out.grad\n"
+        + MUL_END,
+    ),
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import as_finalizer, mistake, right
 from tests.build.lab_cases.your_own_gpt_measured import MEASURED
 
 CE = "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n"
@@ -558,5 +558,34 @@ RIGHT += [
         + "        s = np.sqrt(X[t].var() + eps)\n        x_hat[t] = (X[t] - X[t].mean()) / s\n"
         + "        g = gamma * Y[t]\n        dx[t] = (g - g.mean() - x_hat[t] * (g * x_hat[t]).mean()) / s\n"
         + "    return dx.reshape(x.shape), (Y * x_hat).sum(axis=0), Y.sum(axis=0)",
+    ),
+]
+
+# The library's (or the checks' own) code run under a finalizer's name: still the library's.
+MISTAKES += [
+    mistake(
+        "ce_backward",
+        "the library's gradient renamed __del__",
+        as_finalizer(
+            "_ceb = _as_finalizer('transformer_math.model', 'cross_entropy_backward')\n"
+            "def ce_backward(Z, y):\n    return _ceb(np.asarray(Z, dtype=float), np.asarray(y))"
+        ),
+    ),
+    mistake(
+        "layer_norm_backward",
+        "the library's LayerNorm backward renamed __del__",
+        as_finalizer(
+            "_lnb = _as_finalizer('transformer_math.block', 'layer_norm_backward')\n"
+            "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n"
+            "    return _lnb(np.asarray(dy, dtype=float), np.asarray(x, dtype=float), np.asarray(gamma), eps)"
+        ),
+    ),
+    mistake(
+        "attention_backward",
+        "the checks' reference renamed __del__",
+        as_finalizer(
+            "_ab = _as_finalizer('transformer_math.labs.backward_passes', '_attention_backward')\n"
+            "def attention_backward(dO, Q, K, V, mask):\n    return _ab(dO, Q, K, V, mask)"
+        ),
     ),
 ]

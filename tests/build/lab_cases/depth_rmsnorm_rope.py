@@ -476,3 +476,25 @@ MISTAKES += [
         append=True,
     ),
 ]
+
+# LayerNorm computed beside rms_norm, scaled by rms_norm of ones: it doubles with rms_norm, but rms_norm does nothing.
+MISTAKES += [
+    mistake(
+        "layer_norm_from_rms",
+        "its own LayerNorm times rms_norm of ones",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+        "    c = x - x.mean(axis=-1, keepdims=True)\n"
+        "    scale = rms_norm(np.ones_like(c), np.ones_like(gamma), 0.0)\n"
+        "    return gamma * c / np.sqrt(np.mean(c**2, axis=-1, keepdims=True) + eps) * scale",
+    ),
+]
+RIGHT += [
+    right(
+        "layer_norm_from_rms",
+        "rms_norm token by token, its arguments by name",
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+        "    flat = x.reshape(-1, x.shape[-1])\n"
+        "    rows = [rms_norm(row - row.mean(), gamma=gamma, eps=eps) for row in flat]\n"
+        "    return np.stack(rows).reshape(x.shape)",
+    ),
+]

@@ -355,3 +355,100 @@ MISTAKES += [
         "def matmul(X, Y):\n    X, Y = np.asarray(X, float), np.asarray(Y, float)\n    one = 1.0\n    for _ in range(X.shape[0] * Y.shape[1]):\n        one * one\n    return (X[:, :, None] * Y[None, :, :]).sum(axis=1)",
     ),
 ]
+
+# The product of A and B holds entry (0, 1): the cell after the prediction shows it only once that entry is right.
+MISTAKES += [
+    mistake("entry_0_1", "entry (0, 0), run to the end", "entry_0_1 = 19", prints="(shown once entry_0_1 is right)"),
+]
+RIGHT += [
+    right("entry_0_1", "22, run to the end", "entry_0_1 = 22", prints="A @ B = [[19, 22], [43, 50]]"),
+]
+
+# The real product on plain copies of X and Y (no loops arrays), the count padded with multiplications of numbers
+# that are no entries of X or Y.
+PLAIN = (
+    "def matmul(X, Y):\n"
+    "    A = np.array(np.asarray(X, dtype=float).tolist())\n    B = np.array(np.asarray(Y, dtype=float).tolist())\n"
+    "    for i in range(A.shape[0]):\n        for j in range(B.shape[1]):\n            junk = i * j\n"
+)
+VIEWS = (
+    "def matmul(X, Y):\n"
+    "    A = np.asarray(X, dtype=float).view(np.ndarray)\n    B = np.asarray(Y, dtype=float).view(np.ndarray)\n"
+    "    for i in range(A.shape[0]):\n        for j in range(B.shape[1]):\n            for k in range(A.shape[1]):\n"
+    "                junk = float(i) * float(j) * float(k)\n"
+)
+MISTAKES += [
+    mistake("matmul", "type(A).__matmul__ on copies made by tolist", PLAIN + "    return type(A).__matmul__(A, B)"),
+    mistake("matmul", "getattr with the name put together", PLAIN + "    return getattr(A, '__mat' + 'mul__')(B)"),
+    mistake(
+        "matmul",
+        "np.matmul.__call__ bound before the check, on plain views",
+        "mm = np.matmul.__call__\n\n\n" + VIEWS + "    return mm(A, B)",
+    ),
+    mistake(
+        "matmul",
+        "np.add.reduce of every row times every column, on copies",
+        PLAIN + "    return np.add.reduce(A[:, :, None] * B[None], axis=1)",
+    ),
+    mistake(
+        "matmul",
+        "np.add.reduce of every row times every column, on plain views",
+        VIEWS + "    return np.add.reduce(A[:, :, None] * B[None], axis=1)",
+    ),
+    mistake(
+        "matmul",
+        "rank-one updates on copies, padded",
+        PLAIN + "    out = np.zeros((A.shape[0], B.shape[1]))\n    for k in range(A.shape[1]):\n"
+        "        out = out + A[:, k:k+1] * B[k:k+1, :]\n    return out",
+    ),
+    mistake(
+        "matmul",
+        "rank-one updates on plain views, padded",
+        VIEWS + "    out = np.zeros((A.shape[0], B.shape[1]))\n    for k in range(A.shape[1]):\n"
+        "        out = out + A[:, k:k+1] * B[k:k+1, :]\n    return out",
+    ),
+    mistake(
+        "matmul",
+        "one pair of entries multiplied again and again, the loops on plain views",
+        "def matmul(X, Y):\n    A = np.asarray(X, dtype=float).view(np.ndarray)\n"
+        "    B = np.asarray(Y, dtype=float).view(np.ndarray)\n    n, m = A.shape\n    p = B.shape[1]\n"
+        "    out = np.zeros((n, p))\n    for i in range(n):\n        for j in range(p):\n"
+        "            for k in range(m):\n                _ = X[0][0] * Y[0][0]\n"
+        "                out[i, j] += A[i, k] * B[k, j]\n    return out",
+    ),
+]
+RIGHT += [
+    right(
+        "matmul",
+        "the entries as lists by tolist, then loops",
+        "def matmul(X, Y):\n    A, B = np.asarray(X, dtype=float).tolist(), np.asarray(Y, dtype=float).tolist()\n"
+        "    return [[sum(A[i][k] * B[k][j] for k in range(len(B))) for j in range(len(B[0]))] for i in range(len(A))]",
+    ),
+    right(
+        "matmul",
+        "np.array of the nested lists, then loops",
+        "def matmul(X, Y):\n    A, B = np.array(X, dtype=float), np.array(Y, dtype=float)\n"
+        "    out = np.zeros((A.shape[0], B.shape[1]))\n    for i in range(A.shape[0]):\n"
+        "        for j in range(B.shape[1]):\n            for k in range(A.shape[1]):\n"
+        "                out[i, j] = out[i, j] + A[i, k] * B[k, j]\n    return out",
+    ),
+]
+
+# Right answers that convert the entries on the way: float() keeps an entry an entry for the count, and so do
+# NumPy's copies and NumPy's own scalar methods.
+RIGHT += [
+    right(
+        "matmul",
+        "lists of floats by map(float, row)",
+        "def matmul(X, Y):\n    X = [list(map(float, r)) for r in X]\n    Y = [list(map(float, r)) for r in Y]\n"
+        "    return np.array([[sum(a * b for a, b in zip(row, col)) for col in zip(*Y)] for row in X])",
+    ),
+    right(
+        "matmul",
+        "float() of each entry, a copy by np.copy, .item()",
+        "def matmul(X, Y):\n    A, B = np.copy(np.asarray(X, dtype=float)), np.asarray(Y, dtype=np.float64)\n"
+        "    out = np.zeros((A.shape[0], B.shape[1]), dtype=float)\n    for i in range(A.shape[0]):\n"
+        "        for j in range(B.shape[1]):\n            total = 0.0\n            for k in range(A.shape[1]):\n"
+        "                total += float(A[i, k]) * B[k, j].item()\n            out[i, j] = total\n    return out",
+    ),
+]

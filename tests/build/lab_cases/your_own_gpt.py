@@ -3,7 +3,7 @@ gradient) is changed by code appended to the solution (a later definition replac
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right, vendored
+from tests.build.lab_cases import as_finalizer, mistake, right, vendored
 from tests.build.lab_cases.your_own_gpt_measured import MEASURED
 
 BF = (
@@ -791,6 +791,27 @@ MISTAKES += [
         "the library's model.backward, its source exec'd into the notebook",
         vendored(
             "def gpt_backward(params, cache, dlogits):\n    return _mdl.backward(params, cache, dlogits)", **COPIED
+        ),
+        append=True,
+    ),
+]
+
+# The library's code run under a finalizer's name: still the library's.
+MISTAKES += [
+    mistake(
+        "gpt_forward",
+        "the library's forward pass renamed __del__",
+        as_finalizer(
+            "_fwd = _as_finalizer('transformer_math.model', 'forward')\n"
+            "def gpt_forward(params, tokens, n_heads):\n    return _fwd(params, np.asarray(tokens), n_heads)"
+        ),
+    ),
+    mistake(
+        "ce_backward",
+        "the library's gradient renamed __del__",
+        as_finalizer(
+            "_ceb = _as_finalizer('transformer_math.model', 'cross_entropy_backward')\n"
+            "def ce_backward(logits, targets):\n    return _ceb(np.asarray(logits, dtype=float), np.asarray(targets))"
         ),
         append=True,
     ),
