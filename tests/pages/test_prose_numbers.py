@@ -142,3 +142,21 @@ def test_a_copying_score_of_one_can_lower_an_own_logit():
     assert np.allclose(np.linalg.eigvals(M), [1.0, 1.0]) and M[0, 0] < 0
     assert says("part-1/reading-a-head.md", "$\\begin{pmatrix}-1 & 4\\\\ -1 & 3\\end{pmatrix}$ has")
     assert says("part-1/reading-a-head.md", "eigenvalues 1 and 1 (`np.linalg.eigvals` finds them), so it scores 1")
+
+
+def test_two_heads_of_width_1_each_send_their_output_through_their_own_row_of_w_o():
+    """reading-a-head's block product: the heads' outputs side by side times W_O is the sum over heads of each
+    output times its own rows; matrices.md's example, read as two heads of width 1."""
+    W_O = np.array([[2.0, 0.0], [1.0, 1.0]])
+    heads = [np.array([[3.0]]), np.array([[-2.0]])]
+    assert np.array_equal(np.hstack(heads) @ W_O, heads[0] @ W_O[:1] + heads[1] @ W_O[1:])
+    assert says("part-1/matrices.md", "(3, -2) \\begin{pmatrix} 2 & 0 \\\\ 1 & 1 \\end{pmatrix} &= 3\\,(2, 0) - 2\\,(1, 1)")
+    assert says(
+        "part-1/reading-a-head.md",
+        "$(3, -2)\\begin{pmatrix} 2 & 0 \\\\ 1 & 1 \\end{pmatrix} = 3\\,(2, 0) - 2\\,(1, 1)$, head 1's part plus head 2's.",
+    )
+
+
+def test_the_exponential_of_a_very_negative_score_is_tiny():
+    assert f"{math.exp(-20):.0e}" == "2e-09" and np.exp(-np.inf) == 0.0
+    assert says("part-1/practice.md", "($e^{-20} \\approx 2 \\times 10^{-9}$), so $e^{-\\infty} = 0$")
