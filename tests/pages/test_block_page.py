@@ -1,10 +1,11 @@
 """What docs/part-4/block.md says in words about its modular-addition experiment matches the output printed
 above it (the page's block test checks that output against a fresh run), the algebra it gives for the linear
-feed-forward layer holds, and the longer runs it quotes are redone here (slow)."""
+feed-forward layer holds, erf is the Phi it defines, rescaled, and the longer runs it quotes are redone here (slow)."""
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 import numpy as np
@@ -80,3 +81,18 @@ def test_the_longer_run_keeps_the_ranking_and_layer_norm_bends_the_linear_model(
     assert says(f"give {span(none)}, {span(linear)} and {span(relu)}.")
     with_norm = [right_after(64, "identity", seed, steps, lr, layer_norm=True) for seed in range(3)]
     assert max(with_norm) > max(linear) + 5 and says(f"and in that long run gets {span(with_norm)}")
+
+
+def test_erf_is_phi_rescaled_to_run_from_minus_1_to_1():
+    """erf(z) = 2 Phi(z sqrt 2) - 1, with Phi the area left of u under the standard normal density, summed here."""
+    grid = np.linspace(-12.0, 4.0, 160_001)  # Phi(u) for u up to 4: the density is ~1e-32 below -12
+    density = np.exp(-(grid**2) / 2) / math.sqrt(2 * math.pi)
+    phi_cdf = np.concatenate([[0.0], np.cumsum((density[1:] + density[:-1]) / 2 * np.diff(grid))])
+    for z in (-2.0, -0.5, 0.0, 0.7, 2.5):
+        assert 2 * np.interp(z * math.sqrt(2), grid, phi_cdf) - 1 == pytest.approx(math.erf(z), abs=1e-8)
+    assert says(
+        "the *error function*\n$\\operatorname{erf}(z) = 2\\Phi(z\\sqrt 2) - 1$, $\\Phi$ rescaled to run from $-1$ to $1$"
+    )
+    assert says(
+        "read backwards,\n$\\Phi(u) = \\frac12\\big(1 + \\operatorname{erf}(u / \\sqrt 2)\\big)$, with `math.erf`"
+    )

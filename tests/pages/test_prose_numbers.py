@@ -150,7 +150,9 @@ def test_two_heads_of_width_1_each_send_their_output_through_their_own_row_of_w_
     W_O = np.array([[2.0, 0.0], [1.0, 1.0]])
     heads = [np.array([[3.0]]), np.array([[-2.0]])]
     assert np.array_equal(np.hstack(heads) @ W_O, heads[0] @ W_O[:1] + heads[1] @ W_O[1:])
-    assert says("part-1/matrices.md", "(3, -2) \\begin{pmatrix} 2 & 0 \\\\ 1 & 1 \\end{pmatrix} &= 3\\,(2, 0) - 2\\,(1, 1)")
+    assert says(
+        "part-1/matrices.md", "(3, -2) \\begin{pmatrix} 2 & 0 \\\\ 1 & 1 \\end{pmatrix} &= 3\\,(2, 0) - 2\\,(1, 1)"
+    )
     assert says(
         "part-1/reading-a-head.md",
         "$(3, -2)\\begin{pmatrix} 2 & 0 \\\\ 1 & 1 \\end{pmatrix} = 3\\,(2, 0) - 2\\,(1, 1)$, head 1's part plus head 2's.",
