@@ -7,10 +7,10 @@ pages and the library are tested meanwhile (``testpaths`` puts them first), and 
 value, or raises what its computation raised, when a test asks for it. One job may wait for another's value
 (``result``): the PDF and the browser start the moment the site is built.
 
-On two cores the jobs outnumber the cores, and the run lasts as long as its longest chain: building the site, then
-reading it. So that chain runs first: on Linux a job declared ``@background(nice=N)`` runs its thread, and what that
-thread starts, N steps below it in the scheduler's priority (``lower_priority``), and so do the tests themselves
-(tests/conftest.py); the CPU they leave idle is theirs, the time the chain waits for a core is not.
+On two cores the jobs outnumber the cores, and the run lasts as long as its longest chains: building the site then
+reading it, and the tests themselves, one after another in this thread. So those run first: on Linux a job declared
+``@background(nice=N)`` runs its thread, and what that thread starts, N steps below them in the scheduler's
+priority (``lower_priority``); the CPU the chains leave idle is its, the time a chain waits for a core is not.
 """
 
 from __future__ import annotations

@@ -17,9 +17,6 @@ from tools.pdf import PDF_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTED = pytest.StashKey[float]()
-# Niceness steps below the site's build and reading for the tests themselves (tests/background.py), when
-# background jobs run beside them: enough that the build and the browsers get the cores they ask for.
-TESTS_NICE = 5
 # The background jobs in the order they finish in a full run (their times print at its end).
 # Tests that call the labs' checks in this process: a check refuses to run beside another thread that runs code of
 # no module's (a job's kernel client runs such code: attrs' generated methods), so they run before those jobs start.
@@ -42,8 +39,7 @@ def pytest_collection_modifyitems(items):
 def pytest_collection_finish(session):
     if not session.config.option.collectonly:
         session.config.stash[STARTED] = time.monotonic()
-        if background.start_needed(session.items):
-            background.lower_priority(TESTS_NICE)  # the jobs just started keep theirs: they build and read the site
+        background.start_needed(session.items)
 
 
 def pytest_terminal_summary(terminalreporter, config):
