@@ -8,6 +8,8 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 pytest_plugins = ["tests.markdown_harness", "pytester"]
+# The labs are notebooks (jupytext), not modules: --doctest-modules would import each, running its cells.
+collect_ignore_glob = ["docs/labs/*.py"]
 
 import pytest  # noqa: E402
 
