@@ -12,7 +12,8 @@ def formats() -> None:
     # --8<-- [start:formats]
     import numpy as np
 
-    # largest value, smallest positive value, machine epsilon; bfloat16's from its layout (NumPy has none)
+    # largest value, smallest positive value, machine epsilon; bfloat16's stated, as NumPy has none: float32's
+    # exponents with 7 fraction bits
     formats = {"float64": np.float64, "float32": np.float32, "float16": np.float16}
     limits = {  # the smallest positive value is the next float after 0
         name: (float(np.finfo(t).max), float(np.nextafter(t(0), t(1))), float(np.finfo(t).eps))
