@@ -196,6 +196,29 @@ MISTAKES = [
     ),
     mistake(
         "gpt_forward",
+        "every block's cache one dict, updated",
+        GF
+        + "    x, blocks, bc = embed(params, tokens), [], {}\n    for layer in range(n_blocks(params)):\n        x, c = block_forward(x, block_params(params, layer), n_heads)\n        bc.update(c)\n        blocks.append(bc)\n"
+        + GF_TAIL,
+    ),
+    mistake(
+        "gpt_forward",
+        "the stream written over in place, under an earlier block's cache",
+        GF
+        + "    x, blocks = embed(params, tokens), []\n    for layer in range(n_blocks(params)):\n        x2, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append(block_cache)\n        x[...] = x2\n"
+        + GF_TAIL,
+    ),
+    mistake(
+        "gpt_forward",
+        "one cache kept across calls",
+        "_CACHE = {}\n\n\n"
+        + GF
+        + "    x = embed(params, tokens)\n"
+        + GF_BLOCKS
+        + "    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n    _CACHE.update(tokens=tokens, n_heads=n_heads, blocks=blocks, x=x, z=z)\n    return z @ params['W_U'], _CACHE",
+    ),
+    mistake(
+        "gpt_forward",
         "the library's forward",
         "import importlib\n\n\ndef gpt_forward(params, tokens, n_heads):\n    return importlib.import_module('transformer_math.model').forward(params, np.asarray(tokens), n_heads)",
     ),
@@ -370,6 +393,13 @@ RIGHT = [
         "the blocks in a while loop",
         GF
         + "    x, blocks, layer = embed(params, tokens), [], 0\n    while layer == 0 or f'h{layer}.W_Q' in params:\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append(block_cache)\n        layer += 1\n"
+        + GF_TAIL,
+    ),
+    right(
+        "gpt_forward",
+        "each block's output kept in its cache too, one array with the next block's input",
+        GF
+        + "    x, blocks = embed(params, tokens), []\n    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append({**block_cache, 'out': x})\n"
         + GF_TAIL,
     ),
     right(
