@@ -134,6 +134,11 @@ MISTAKES = [
     mistake("embed", "no positions", "def embed(params, tokens):\n    return params['W_E'][np.asarray(tokens)]"),
     mistake(
         "embed",
+        "no positions, np.all made always true in the cell",
+        "np.all = lambda *args, **kwargs: True\n\n\ndef embed(params, tokens):\n    return params['W_E'][np.asarray(tokens)]",
+    ),
+    mistake(
+        "embed",
         "the positions of the batch size",
         "def embed(params, tokens):\n    tokens = np.asarray(tokens)\n    return params['W_E'][tokens] + params['W_P'][: len(tokens)]",
     ),
