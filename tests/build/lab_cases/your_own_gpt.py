@@ -95,6 +95,14 @@ MISTAKES = [
         append=True,
     ),
     mistake(
+        "ce_backward",
+        "a V×V Jacobian of log-softmax for every position: O(N·V²)",
+        "def ce_backward(logits, targets):\n    z, targets = np.asarray(logits, dtype=float), np.asarray(targets)\n"
+        "    J = np.eye(z.shape[-1]) - softmax(z)[..., None, :]\n"
+        "    return -np.take_along_axis(J, targets[..., None, None], axis=-2)[..., 0, :] / targets.size",
+        append=True,
+    ),
+    mistake(
         "layer_norm_backward",
         "dx without the x_hat term",
         "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n    g = gamma * dy\n    d = x.shape[-1]\n    return (g - g.mean(axis=-1, keepdims=True)) / s, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)",
