@@ -223,14 +223,10 @@ if check.ready(attention, Q, K, V, np.tril(np.ones((4, 4), dtype=bool))) and pre
 # ## 5. Multi-head attention
 #
 # A Transformer block runs $h$ heads side by side. Write `multi_head_attention(X, W_Q, W_K, W_V, W_O,
-# n_heads)` for $X$ of shape $(\dots, n, d)$ and four $(d, d)$ matrices:
-#
-# * project once: $Q = XW_Q$, $K = XW_K$, $V = XW_V$, each $(\dots, n, d)$;
-# * head $\ell$ takes the $\ell$-th block of $d_{\text{head}} = d / h$ columns of $Q$, $K$ and $V$ and runs
-#   causal attention on them, with your functions;
-# * the heads' outputs, side by side again in the order of their columns, are multiplied by $W_O$.
-#
-# It must work for any number of heads that divides $d$, and for a batch of sequences.
+# n_heads)` for $X$ of shape $(\dots, n, d)$ and four $(d, d)$ matrices: $h$ independent causal attention
+# heads of width $d / h$, head $\ell$ working on the $\ell$-th block of $d / h$ columns of $XW_Q$, $XW_K$ and
+# $XW_V$, their outputs joined in that order and mixed by $W_O$. It must work for any number of heads that
+# divides $d$, and for a batch of sequences.
 
 
 # %% tags=["exercise"]
@@ -242,8 +238,10 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads):
 # %% [markdown]
 # <details><summary>Hint</summary>
 #
-# A loop over the heads works: `cols = slice(l * d_head, (l + 1) * d_head)`, `Q[..., cols]`, and
-# `np.concatenate(outputs, axis=-1)`. Without a loop, reshape the last axis $(d,)$ into
+# Project once, $Q = XW_Q$, $K = XW_K$, $V = XW_V$, each $(\dots, n, d)$; head $\ell$ runs your causal
+# attention on its $d_{\text{head}} = d / h$ columns of each; join the heads' outputs side by side in the order
+# of their columns and multiply by $W_O$. A loop over the heads works:
+# `cols = slice(l * d_head, (l + 1) * d_head)`, `Q[..., cols]`, and `np.concatenate(outputs, axis=-1)`. Without a loop, reshape the last axis $(d,)$ into
 # $(h, d_{\text{head}})$ and move the head axis in front of the tokens, so that your `attention` sees
 # arrays of shape $(\dots, h, n, d_{\text{head}})$; then undo both moves. Each head scales by
 # $\sqrt{d_{\text{head}}}$, the width of its own vectors, which your `attention` does by itself.

@@ -212,7 +212,8 @@ check("mul", Value)
 # The network's units squash their input with $\tanh$. Complete its backward rule; derive the derivative
 # of $\tanh z = (e^z - e^{-z}) / (e^z + e^{-z})$ first, and write it with the output $t = \tanh z$, which
 # `_backward` already has: the rule needs `t` and `out.grad`, nothing more. The check runs your rule with
-# `tanh`, `cosh`, `exp` and complex numbers refused to it, so that the derivative cannot be measured instead.
+# `tanh`, `cosh`, `exp` and complex numbers refused to it, so that the derivative cannot be measured instead;
+# a closed form in $e^z$ (the quotient rule's $4/(e^z + e^{-z})^2$) is refused too: write the rule in `t`.
 
 
 # %% tags=["exercise"]

@@ -86,6 +86,27 @@ def test_a_deadline_is_timed_over_the_guarded_call_only():
     assert "was stopped after" in verdict.value.lines[0]
 
 
+def jacobian_ce_backward(Z, y):  # a V×V Jacobian of log-softmax per position: N·V² entries held at once
+    e = np.exp(Z - Z.max(axis=-1, keepdims=True))
+    J = np.eye(Z.shape[-1]) - (e / e.sum(axis=-1, keepdims=True))[..., None, :]
+    return -np.take_along_axis(J, y[..., None, None], axis=-2)[..., 0, :] / y.size
+
+
+def test_a_call_that_holds_far_more_memory_than_the_reference_is_refused_however_fast():
+    rng = np.random.default_rng(0)
+    n, v = backward_passes.WIDE_CE
+    case = Case((rng.normal(size=(n, v)), rng.integers(0, v, size=n)))
+    deadline = TimeLimit(ADVICE).deadline(backward_passes.reference_ce, case)
+    deadline.reference_seconds = 1.0  # no time limit here: the memory alone refuses it
+    result, _ = call_guarded(jacobian_ce_backward, case.args, {}, deadline=deadline)
+    assert np.allclose(result, backward_passes.reference_ce(*case.args), atol=1e-12)
+    said = deadline.late()
+    assert said and said.startswith(f"on this {n}×{v} case your function held ") and said.endswith(ADVICE)
+    assert deadline.peak.bytes > 10 * deadline.reference_bytes > 0
+    right, _ = call_guarded(backward_passes.reference_ce, case.args, {}, deadline=deadline)
+    assert deadline.late() is None
+
+
 def test_the_case_drawn_anew_is_never_the_wide_one():
     checked = FunctionCheck(("x",), wide_cases, double)
     fixed = wide_cases(generator("double"))
@@ -100,3 +121,7 @@ def test_the_practice_page_states_the_wide_cases_and_the_budget_the_checks_use()
     numbers = prose.NUMBER_WORDS
     assert f"({numbers[n]} positions of {v} logits; {numbers[tokens]} tokens of {d})" in page
     assert f"refused past {timing.FLOOR * 1e3:g} ms of CPU or {timing.TIMES} times the closed form's" in page
+    memory = (
+        f"more than {timing.MEMORY_TIMES} times the closed form's memory at once ({timing.MEMORY_FLOOR // 2**20} MB"
+    )
+    assert memory in page

@@ -25,6 +25,26 @@ import numpy as np
 
 __all__: list[str] = []
 
+# NumPy's functions as imported. A cell that replaces one (``np.all = lambda *a, **k: True``) would change what
+# every comparison says: the comparisons use these bindings, and a check refuses to judge while ``numpy`` holds
+# another function under one of these names (``replaced_numpy``).
+NUMPY_OWN = {name: value for name, value in vars(np).items() if callable(value)}
+_abs, _all, _argmax, _argwhere, _asarray = np.abs, np.all, np.argmax, np.argwhere, np.asarray
+_float64, _inf, _isfinite, _isnan = np.float64, np.inf, np.isfinite, np.isnan
+_unravel_index, _where = np.unravel_index, np.where
+
+
+def replaced_numpy() -> str | None:
+    """What a check says when a function of ``numpy`` is no longer NumPy's own, else None."""
+    found = vars(np)
+    names = [name for name, value in NUMPY_OWN.items() if found.get(name) is not value]
+    if not names:
+        return None
+    return (
+        f"np.{names[0]} is no longer NumPy's own: a cell replaced it, and the checks rely on NumPy's functions. "
+        "Restart the kernel and run the notebook without that change"
+    )
+
 
 def decimals(tol: float) -> int:
     """The decimals a tolerance resolves: 1e-6 -> 6."""
@@ -42,12 +62,12 @@ def as_array(got):
     if isinstance(got, (dict, set, str)) or callable(got):
         return None, f"it returned a {type(got).__name__}, not an array of numbers"
     try:
-        array = np.asarray(got)
+        array = _asarray(got)
     except ValueError:
         return None, "it returned a ragged sequence, not an array of numbers"
     if array.dtype == object or array.dtype.kind not in "biuf":
         return None, f"it returned values of type {array.dtype}, not numbers (shape {array.shape})"
-    return array.astype(np.float64), None
+    return array.astype(_float64), None
 
 
 def compare(got, expected, tol: float = 1e-6, rtol: float = 0.0, rows_sum_to_one: bool = False) -> list[str] | None:
@@ -55,26 +75,26 @@ def compare(got, expected, tol: float = 1e-6, rtol: float = 0.0, rows_sum_to_one
     array, problem = as_array(got)
     if problem:
         return [problem]
-    expected = np.asarray(expected, dtype=np.float64)
+    expected = _asarray(expected, dtype=_float64)
     if array.shape != expected.shape:
         return [f"it returned shape {array.shape}, not {expected.shape}"]
-    bad = ~np.isfinite(array) & np.isfinite(expected)
+    bad = ~_isfinite(array) & _isfinite(expected)
     if bad.any():
-        first = np.argwhere(bad)[0]
-        value = "nan" if np.isnan(array[tuple(first)]) else "inf"
+        first = _argwhere(bad)[0]
+        value = "nan" if _isnan(array[tuple(first)]) else "inf"
         count = int(bad.sum())
         return [
             f"it contains {value} at index {where(first)}" + (f" ({count} entries are not finite)" if count > 1 else "")
         ]
-    error = np.abs(array - expected)
-    error = np.where(np.isfinite(expected), error, np.where(array == expected, 0.0, np.inf))
-    allowed = tol + rtol * np.abs(np.where(np.isfinite(expected), expected, 0.0))
-    if np.all(error <= allowed):
+    error = _abs(array - expected)
+    error = _where(_isfinite(expected), error, _where(array == expected, 0.0, _inf))
+    allowed = tol + rtol * _abs(_where(_isfinite(expected), expected, 0.0))
+    if _all(error <= allowed):
         return None
     tolerance = f"{tol:.0e}{f' + {rtol:.0e} of the value' if rtol else ''}"
     if error.size == 1:  # one number: its error and the learner's value would leave two candidates for the answer
         return [f"it differs from the right value by more than the tolerance ({tolerance})"]
-    worst = np.unravel_index(np.argmax(error - allowed), error.shape)
+    worst = _unravel_index(_argmax(error - allowed), error.shape)
     lines = [f"the largest error is {error[worst]:.1e}, at index {where(worst)} (tolerance {tolerance})"]
     if rows_sum_to_one and array.ndim:
         sums = array.sum(axis=-1).reshape(-1)

@@ -16,6 +16,8 @@ notebook calls it: ``check("softmax", softmax)``. Each kind of exercise has its 
   data (the check is passed that data).
 
 While an exercise holds its ``...``, or uses a function of an earlier one that does, the verdict is ``Not yet``.
+While a function of ``numpy`` is not NumPy's own (a cell replaced ``np.all``), before the run or after it, the
+verdict is ``Wrong``, and says so, whatever the answer: the comparisons rely on NumPy.
 
 Example
 -------
@@ -46,7 +48,7 @@ import numpy as np
 
 from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
-from transformer_math.labs.diagnose import compare, compare_parts
+from transformer_math.labs.diagnose import compare, compare_parts, replaced_numpy
 from transformer_math.labs.guard import WriteItYourself, guarded
 from transformer_math.labs.submitted import refusal
 
@@ -351,21 +353,28 @@ class Checks:
     def passed(self, name: str, value, *data) -> bool:
         """Whether the check ``name`` says Correct of ``value``, printing nothing: a cell that shows what holds
         the answer (a product that holds a number worked by hand) shows it only then."""
-        try:
-            verdict, _ = self.checks[name].run(name, value, *data)
-        except Verdict as early:
-            verdict = early.verdict
+        verdict, _ = self.judge(name, value, *data)
         return verdict == "Correct"
+
+    def judge(self, name: str, value, *data) -> tuple[str, list[str]]:
+        """The verdict of the check ``name`` on ``value``: none while NumPy's own functions are replaced, before
+        the run or by it (the comparison uses NumPy's functions as imported, the references the module's)."""
+        replaced = replaced_numpy()
+        if replaced:
+            return "Wrong", [replaced]
+        try:
+            verdict, lines = self.checks[name].run(name, value, *data)
+        except Verdict as early:
+            verdict, lines = early.verdict, early.lines
+        replaced = replaced_numpy()
+        return ("Wrong", [replaced]) if replaced else (verdict, lines)
 
     def __call__(self, name: str, value=..., *data) -> None:
         if not isinstance(name, str):
             raise TypeError(f"name must be the name of a check, a string; got {name!r}")
         if name not in self.checks:
             raise ValueError(f"no check named {name!r} in the {self.lab} lab; the checks are {', '.join(self.checks)}")
-        try:
-            verdict, lines = self.checks[name].run(name, value, *data)
-        except Verdict as early:
-            verdict, lines = early.verdict, early.lines
+        verdict, lines = self.judge(name, value, *data)
         head = f"{verdict}: {name}"
         if lines:
             head += f" - {lines[0]}"

@@ -6,7 +6,8 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   ``ce_backward``, ``layer_norm_backward``, ``attention_backward``, ``adamw_step``;
 * ``embed`` -- token embeddings plus learned positions, one sequence or a batch;
 * ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design;
-* ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads;
+* ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads, and a cache whose
+  blocks' caches are each their own and are not written over later (by a later block, or by the next call);
 * ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
   through the learner's own caches (the forward pass must pass its check first; ``gpt_backward``'s tokens come as
   an array, so that a cache that keeps them as given, a list, is no fault of the backward pass); the first case of each has a
@@ -31,6 +32,8 @@ Wrong: embed - case 1 of 6: params: a dict of 17 arrays, tokens = [0, 1, 2, 3] (
 """
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 
@@ -105,6 +108,85 @@ def gpt_cases(rng: np.random.Generator) -> list[Case]:
         Case((model(rng, 6, 12, 3), rng.integers(0, 6, size=7), 4), about="three blocks, four heads"),
         Case((model(rng, 5, 8, 2), [3], 1), about="one token, one head"),
     ]
+
+
+def run_gpt_forward(function, params, tokens, n_heads):
+    """The logits of the learner's ``gpt_forward``, after a look at its cache: each block's cache its own, and
+    none of its arrays changed later (by a later block's step, or by the next call), which the logits cannot show
+    but the backward pass, fed from that cache, would."""
+    result = function(params, tokens, n_heads)
+    if not (isinstance(result, tuple) and len(result) == 2) or any(part is Ellipsis for part in result):
+        return output_of(lambda: result)
+    logits, cache = result
+    if compare(logits, reference_logits(params, tokens, n_heads), **TOL):
+        return logits  # wrong logits: the comparison says how
+    lines = shared_cache(cache)
+    if lines is None:
+        kept = copy.deepcopy(cache)
+        function(params, (np.asarray(tokens) + 1) % params["W_E"].shape[0], n_heads)  # other tokens, other arrays
+        if changed(kept, cache):
+            lines = "a call on other tokens changed the cache of this call: give each call a cache of its own"
+    if lines:
+        raise Verdict("Wrong", f"the logits are right, but {lines}")
+    return logits
+
+
+def entries(value) -> list:
+    if isinstance(value, dict):
+        return list(value.values())
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def shared_cache(cache) -> str | None:
+    """What ties two blocks' caches together: one dict (or list) in two entries of a list, or float arrays under
+    one key of two entries that share memory (written over in place by a later step)."""
+    seen, stack = set(), [cache]
+    while stack:
+        value = stack.pop()
+        if id(value) in seen or not isinstance(value, (dict, list, tuple)):
+            continue
+        seen.add(id(value))
+        parts = entries(value)
+        stack.extend(parts)
+        containers = [part for part in parts if isinstance(part, (dict, list))]
+        if len({id(part) for part in containers}) < len(containers):
+            return (
+                "two entries of your cache are one and the same object (the blocks share one cache?): "
+                "each block's cache must be its own"
+            )
+        tables = [part for part in parts if isinstance(part, dict)]
+        for i, first in enumerate(tables):
+            for later in tables[i + 1 :]:
+                for key, array in first.items():
+                    other = later.get(key)
+                    if (
+                        isinstance(array, np.ndarray)
+                        and isinstance(other, np.ndarray)
+                        and array.dtype.kind == "f"
+                        and np.shares_memory(array, other)
+                    ):
+                        return (
+                            f"two blocks' caches hold {key!r} in the same memory: a later block wrote over an "
+                            "earlier block's cached array (x[...] = ..., x += ...); give each step a new array"
+                        )
+    return None
+
+
+def changed(kept, value) -> bool:
+    """Whether ``value`` differs from the deep copy ``kept`` taken of it earlier."""
+    if isinstance(value, np.ndarray):
+        return not (
+            isinstance(kept, np.ndarray)
+            and kept.shape == value.shape
+            and np.array_equal(kept, value, equal_nan=value.dtype.kind in "fc")
+        )
+    if isinstance(value, (dict, list, tuple)):
+        if type(kept) is not type(value) or len(kept) != len(value):
+            return True
+        if isinstance(value, dict):
+            return kept.keys() != value.keys() or any(changed(kept[k], value[k]) for k in value)
+        return any(changed(a, b) for a, b in zip(kept, value))
+    return False
 
 
 def reference_logits(params, tokens, n_heads):
@@ -298,7 +380,7 @@ check = Checks(
             call=output_of,
         ),
         "gpt_forward": FunctionCheck(
-            ("params", "tokens", "n_heads"), gpt_cases, reference_logits, **TOL, own=OWN, call=output_of
+            ("params", "tokens", "n_heads"), gpt_cases, reference_logits, **TOL, own=OWN, call=run_gpt_forward
         ),
         "block_backward": FunctionCheck(
             ("x", "p", "n_heads", "dx"),

@@ -35,6 +35,14 @@ MISTAKES = [
     mistake("ce_backward", "the sign flipped", CE + "    return (np.eye(Z.shape[-1])[y] - softmax(Z)) / y.size"),
     mistake(
         "ce_backward",
+        "a V×V Jacobian of log-softmax for every position: O(N·V²)",
+        CE
+        + "    e = np.exp(Z - Z.max(axis=-1, keepdims=True))\n    p = e / e.sum(axis=-1, keepdims=True)\n"
+        + "    J = np.eye(Z.shape[-1]) - p[..., None, :]  # d log p_i / d z_j, per position\n"
+        + "    return -np.take_along_axis(J, y[..., None, None], axis=-2)[..., 0, :] / y.size",
+    ),
+    mistake(
+        "ce_backward",
         "a softmax without the shift",
         CE + "    e = np.exp(Z)\n    return (e / e.sum(axis=-1, keepdims=True) - np.eye(Z.shape[-1])[y]) / y.size",
     ),

@@ -40,6 +40,18 @@ MISTAKES = [
     mistake("softmax", "not normalised", HEAD + "    return np.exp(x - np.max(x, axis=-1, keepdims=True))"),
     mistake(
         "softmax",
+        "not normalised, np.abs replaced by zeros in the cell",
+        "np.abs = lambda a, *args, **kwargs: np.zeros(np.shape(a))\n\n\n"
+        + HEAD
+        + "    return np.exp(x - np.max(x, axis=-1, keepdims=True))",
+    ),
+    mistake(
+        "softmax",
+        "not normalised, np.all made always true by the function",
+        HEAD + "    np.all = lambda *args, **kwargs: True\n    return np.exp(x - np.max(x, axis=-1, keepdims=True))",
+    ),
+    mistake(
+        "softmax",
         "changes its input",
         "def softmax(x):\n    x = np.asarray(x)\n    x -= np.max(x, axis=-1, keepdims=True)\n    e = np.exp(x)\n    return e / e.sum(axis=-1, keepdims=True)",
     ),

@@ -95,6 +95,14 @@ MISTAKES = [
         append=True,
     ),
     mistake(
+        "ce_backward",
+        "a V×V Jacobian of log-softmax for every position: O(N·V²)",
+        "def ce_backward(logits, targets):\n    z, targets = np.asarray(logits, dtype=float), np.asarray(targets)\n"
+        "    J = np.eye(z.shape[-1]) - softmax(z)[..., None, :]\n"
+        "    return -np.take_along_axis(J, targets[..., None, None], axis=-2)[..., 0, :] / targets.size",
+        append=True,
+    ),
+    mistake(
         "layer_norm_backward",
         "dx without the x_hat term",
         "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    s = np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n    x_hat = (x - x.mean(axis=-1, keepdims=True)) / s\n    g = gamma * dy\n    d = x.shape[-1]\n    return (g - g.mean(axis=-1, keepdims=True)) / s, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)",
@@ -132,6 +140,11 @@ MISTAKES = [
     ),
     # the new pieces
     mistake("embed", "no positions", "def embed(params, tokens):\n    return params['W_E'][np.asarray(tokens)]"),
+    mistake(
+        "embed",
+        "no positions, np.all made always true in the cell",
+        "np.all = lambda *args, **kwargs: True\n\n\ndef embed(params, tokens):\n    return params['W_E'][np.asarray(tokens)]",
+    ),
     mistake(
         "embed",
         "the positions of the batch size",
@@ -193,6 +206,29 @@ MISTAKES = [
         GF
         + "    x = embed(params, tokens)\n    x, block_cache = block_forward(x, block_params(params, 0), n_heads)\n    blocks = [block_cache]\n"
         + GF_TAIL,
+    ),
+    mistake(
+        "gpt_forward",
+        "every block's cache one dict, updated",
+        GF
+        + "    x, blocks, bc = embed(params, tokens), [], {}\n    for layer in range(n_blocks(params)):\n        x, c = block_forward(x, block_params(params, layer), n_heads)\n        bc.update(c)\n        blocks.append(bc)\n"
+        + GF_TAIL,
+    ),
+    mistake(
+        "gpt_forward",
+        "the stream written over in place, under an earlier block's cache",
+        GF
+        + "    x, blocks = embed(params, tokens), []\n    for layer in range(n_blocks(params)):\n        x2, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append(block_cache)\n        x[...] = x2\n"
+        + GF_TAIL,
+    ),
+    mistake(
+        "gpt_forward",
+        "one cache kept across calls",
+        "_CACHE = {}\n\n\n"
+        + GF
+        + "    x = embed(params, tokens)\n"
+        + GF_BLOCKS
+        + "    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n    _CACHE.update(tokens=tokens, n_heads=n_heads, blocks=blocks, x=x, z=z)\n    return z @ params['W_U'], _CACHE",
     ),
     mistake(
         "gpt_forward",
@@ -370,6 +406,13 @@ RIGHT = [
         "the blocks in a while loop",
         GF
         + "    x, blocks, layer = embed(params, tokens), [], 0\n    while layer == 0 or f'h{layer}.W_Q' in params:\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append(block_cache)\n        layer += 1\n"
+        + GF_TAIL,
+    ),
+    right(
+        "gpt_forward",
+        "each block's output kept in its cache too, one array with the next block's input",
+        GF
+        + "    x, blocks = embed(params, tokens), []\n    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n        blocks.append({**block_cache, 'out': x})\n"
         + GF_TAIL,
     ),
     right(
