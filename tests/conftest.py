@@ -22,7 +22,7 @@ STARTED = pytest.StashKey[float]()
 # no module's (a job's kernel client runs such code: attrs' generated methods), so they run before those jobs start.
 CHECKS_IN_PROCESS = ("src/transformer_math/labs/", "tests/library/test_lab_", "tests/pages/test_lab_values.py")
 CHECKS_IN_PROCESS += ("tests/build/test_labs.py::test_gpt_backward_is_judged_on_its_own",)
-READY_ORDER = ["executed", "verdicts", "pytorch_job", "built_site", "built_pdf", "reading", "pdf_read"]
+READY_ORDER = ["executed", "built_site", "built_pdf", "reading", "pdf_read", "pytorch_job", "verdicts"]
 
 # Shared, busy machines make timings meaningless: no per-example deadline. In CI the examples are
 # derived from each test's name, so a run is reproducible and a red build is never a coin toss;
