@@ -37,15 +37,10 @@ COLLECTED: list = []  # the session's collected tests, for a job that computes o
 
 
 def lower_priority(steps: int) -> None:
-    """The calling thread, and every process it starts from now on, ``steps`` niceness steps below the session's
-    start (never higher than it is: raising one's priority needs privileges). Linux sets niceness per thread;
-    elsewhere ``os.nice`` would lower the whole session, so it does nothing there."""
+    """The calling thread, and every process it starts from now on, ``steps`` niceness steps lower. Linux sets
+    niceness per thread; elsewhere ``os.nice`` would lower the whole session, so it does nothing there."""
     if steps and sys.platform == "linux":
-        now = os.getpriority(os.PRIO_PROCESS, 0)  # PRIO_PROCESS 0 is the calling thread on Linux
-        os.setpriority(os.PRIO_PROCESS, 0, max(now, _SESSION_NICE + steps))
-
-
-_SESSION_NICE = os.getpriority(os.PRIO_PROCESS, 0) if sys.platform == "linux" else 0
+        os.nice(steps)
 
 
 class _Job:
@@ -131,9 +126,9 @@ def result(name: str):
     return _JOBS[name].result()
 
 
-def start_needed(items) -> bool:
-    """Start every background fixture that a collected test needs, but those with ``threads_here``; whether any
-    is needed."""
+def start_needed(items) -> None:
+    """Start every background fixture that a collected test needs, but those with ``threads_here``
+    (``start_deferred``)."""
     COLLECTED[:] = items
     needed = {name for item in items for name in getattr(item, "fixturenames", ())} & set(_JOBS)
     for name in needed:
@@ -141,7 +136,6 @@ def start_needed(items) -> bool:
             _JOBS[name].start()
         else:
             _DEFERRED.append(_JOBS[name])
-    return bool(needed)
 
 
 def start_deferred() -> None:

@@ -17,11 +17,15 @@ from tools.pdf import PDF_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTED = pytest.StashKey[float]()
-# The background jobs in the order they finish in a full run (their times print at its end).
 # Tests that call the labs' checks in this process: a check refuses to run beside another thread that runs code of
 # no module's (a job's kernel client runs such code: attrs' generated methods), so they run before those jobs start.
-CHECKS_IN_PROCESS = ("src/transformer_math/labs/", "tests/library/test_lab_", "tests/pages/test_lab_values.py")
-CHECKS_IN_PROCESS += ("tests/build/test_labs.py::test_gpt_backward_is_judged_on_its_own",)
+CHECKS_IN_PROCESS = (
+    "src/transformer_math/labs/",
+    "tests/library/test_lab_",
+    "tests/pages/test_lab_values.py",
+    "tests/build/test_labs.py::test_gpt_backward_is_judged_on_its_own",
+)
+# The background jobs in the order they finish in a full run (their times print at its end).
 READY_ORDER = ["executed", "built_site", "built_pdf", "reading", "pdf_read", "pytorch_job", "verdicts"]
 
 # Shared, busy machines make timings meaningless: no per-example deadline. In CI the examples are
