@@ -33,8 +33,6 @@ Wrong: embed - case 1 of 6: params: a dict of 17 arrays, tokens = [0, 1, 2, 3] (
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from transformer_math.block import BLOCK_NAMES
@@ -43,7 +41,7 @@ from transformer_math.block import block_forward as reference_block_forward
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.labs import adam, attention, backward_passes, cross_entropy, transformer_block
 from transformer_math.labs.authorship import Learners
-from transformer_math.labs.cases import Case
+from transformer_math.labs.cases import Case, changed, snapshot
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
@@ -122,7 +120,7 @@ def run_gpt_forward(function, params, tokens, n_heads):
         return logits  # wrong logits: the comparison says how
     lines = shared_cache(cache)
     if lines is None:
-        kept = copy.deepcopy(cache)
+        kept = snapshot(cache)
         function(params, (np.asarray(tokens) + 1) % params["W_E"].shape[0], n_heads)  # other tokens, other arrays
         if changed(kept, cache):
             lines = "a call on other tokens changed the cache of this call: give each call a cache of its own"
@@ -170,23 +168,6 @@ def shared_cache(cache) -> str | None:
                             "earlier block's cached array (x[...] = ..., x += ...); give each step a new array"
                         )
     return None
-
-
-def changed(kept, value) -> bool:
-    """Whether ``value`` differs from the deep copy ``kept`` taken of it earlier."""
-    if isinstance(value, np.ndarray):
-        return not (
-            isinstance(kept, np.ndarray)
-            and kept.shape == value.shape
-            and np.array_equal(kept, value, equal_nan=value.dtype.kind in "fc")
-        )
-    if isinstance(value, (dict, list, tuple)):
-        if type(kept) is not type(value) or len(kept) != len(value):
-            return True
-        if isinstance(value, dict):
-            return kept.keys() != value.keys() or any(changed(kept[k], value[k]) for k in value)
-        return any(changed(a, b) for a, b in zip(kept, value))
-    return False
 
 
 def reference_logits(params, tokens, n_heads):
