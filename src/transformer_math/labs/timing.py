@@ -111,9 +111,8 @@ class TimeLimit:
         ``max(MEMORY_FLOOR, MEMORY_TIMES`` × the reference's peak``)``."""
         if held <= max(MEMORY_FLOOR, MEMORY_TIMES * reference_bytes):
             return None
-        size = "×".join(map(str, np.shape(case.args[0])))
         return (
-            f"on this {size} case your function held {held / 2**20:.0f} MB at once where the closed form needs "
+            f"on this {_size(case)} case your function held {held / 2**20:.0f} MB at once where the closed form needs "
             f"{reference_bytes / 2**20:.2g} MB: {self.advice}"
         )
 
@@ -122,9 +121,13 @@ class TimeLimit:
         its end), or None if that is within the budget. The case's first argument has its size (``Z``, ``dy``)."""
         if taken <= self.allowed(reference_seconds):
             return None
-        size = "×".join(map(str, np.shape(case.args[0])))
         took = f"was stopped after {taken:.2g} s of CPU" if stopped else f"took {taken:.2g} s of CPU"
-        return f"on this {size} case your function {took} where the closed form takes {reference_seconds * 1e3:.1g} ms: {self.advice}"
+        return f"on this {_size(case)} case your function {took} where the closed form takes {reference_seconds * 1e3:.1g} ms: {self.advice}"
+
+
+def _size(case) -> str:
+    """The case's size, its first argument's shape (``Z``, ``dy``): ``12×1024``."""
+    return "×".join(map(str, np.shape(case.args[0])))
 
 
 class Deadline:
