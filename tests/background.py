@@ -15,6 +15,8 @@ priority (``lower_priority``); the CPU the chains leave idle is its, the time a 
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -139,7 +141,11 @@ def start_needed(items) -> None:
 
 
 def start_deferred() -> None:
-    """Start the needed jobs that run Python threads in this process (``threads_here``)."""
+    """Start the needed jobs that run Python threads in this process (``threads_here``). Their kernels' clients
+    import IPython in their threads; matplotlib reads ``sys.modules["IPython"]`` without importing it, and a test
+    drawing a figure meanwhile met the module half made. So it is imported whole here first."""
+    if _DEFERRED and importlib.util.find_spec("IPython") is not None:
+        importlib.import_module("IPython")
     while _DEFERRED:
         _DEFERRED.pop().start()
 
