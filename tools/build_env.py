@@ -10,6 +10,7 @@ before ``.venv`` exists.
 from __future__ import annotations
 
 import os
+import platform
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,17 @@ BUILD_ENV = {
     # unencrypted, and kernels started together can race for the same port ("Address already in use").
     # hooks/notebooks.py also adds it, for a build started by another Python.
     "JUPYTER_CONFIG_PATH": str(ROOT / "tools" / "jupyter"),
+    # One BLAS thread, and one set of kernels, wherever the pages' code runs: the build, `mkdocs serve`, the tests and
+    # their kernels. With two threads OpenBLAS splits a product's sums differently, and so do the kernels
+    # NumPy's OpenBLAS picks by CPU (AVX2 "Haswell", AVX-512 "SkylakeX", ...): a few hundred
+    # training steps turn that last-bit difference into other digits in the third decimal. The pages' outputs are
+    # recorded with one thread and the AVX2 kernels, which every x86-64 CPU of the last decade runs.
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
 }
+if platform.machine().lower() in {"x86_64", "amd64"}:
+    BUILD_ENV["OPENBLAS_CORETYPE"] = "Haswell"
 
 # Set for a build whose site is printed to the PDF (dev.py build, the tests' site): mkdocs-print-site-plugin
 # then writes the print page, every chapter on one page, which tools/pdf.py prints and removes. It is a
