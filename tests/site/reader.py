@@ -194,6 +194,7 @@ async ([copyButton, index]) => {
 # spans (8,700 of 12,600 on backprop): struts and boxes, aria-hidden, inheriting one colour, whose accessible twin is
 # the formula's MathML. Each formula's visual layer is read as one span of its text in that colour, which halves
 # axe's time; a formula that sets its own colours (\color) is left whole, so its contrast is judged glyph by glyph.
+# A code block's tokens are judged once per colour.
 AXE_JS = r"""
 async (rules) => {
   // The theme's passing widgets (the "Copied to clipboard" dialog after a copy, the back-to-top button as it fades
@@ -212,6 +213,17 @@ async (rules) => {
     flat.style.wordBreak = "break-all";
     visual.replaceWith(flat);
   }
+  // A code block's syntax colours come from its tokens' classes (Pygments'): each class is judged once per block, and
+  // once more on a highlighted line, whose background differs; its other tokens become plain text of the block.
+  const repeated = [];
+  for (const code of document.querySelectorAll("div.highlight pre > code")) {
+    const judged = new Set();
+    for (const token of code.querySelectorAll(":scope > span, :scope > .hll > span")) {
+      const key = `${token.className} ${token.parentElement === code}`;
+      if (judged.has(key)) repeated.push(token); else judged.add(key);
+    }
+  }
+  for (const token of repeated) token.replaceWith(token.textContent);
   const options = {resultTypes: ["violations"]};
   if (rules) options.runOnly = {type: "rule", values: rules};
   const result = await axe.run(document, options);
