@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 45
+#     minutes: 55
 #     difficulty: 2
 #     path: false
 # ---
@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Lab: attention by hand
 #
-# **About 45 minutes · difficulty 2 of 3 (standard)** · after
+# **About 55 minutes · difficulty 2 of 3 (standard)** · after
 # [Attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/attention/) and
 # [Multi-head attention](https://transformer-math.github.io/mathematics-for-transformers/part-4/multi-head/);
 # practice, off the one-day path, for [your own GPT](https://transformer-math.github.io/mathematics-for-transformers/labs/your-own-gpt/)

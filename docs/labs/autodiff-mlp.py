@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 30
+#     minutes: 40
 #     difficulty: 2
 #     path: false
 # ---
@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Lab: autodiff and a small network
 #
-# **About 30 minutes · difficulty 2 of 3 (standard)** · after
+# **About 40 minutes · difficulty 2 of 3 (standard)** · after
 # [Automatic differentiation from scratch](https://transformer-math.github.io/mathematics-for-transformers/part-3/autodiff/)
 #
 # You build a reverse-mode autodiff engine, a `Value` that records how it was computed, and train a small

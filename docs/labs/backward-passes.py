@@ -9,18 +9,18 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 75
+#     minutes: 105
 #     difficulty: 3
-#     path: false
+#     path: true
 # ---
 
 # %% [markdown]
 # # Lab: backward passes
 #
-# **About 75 minutes · difficulty 3 of 3 (hard)** · after
+# **About 105 minutes · difficulty 3 of 3 (hard)** · after
 # [The gradient of softmax and cross entropy](https://transformer-math.github.io/mathematics-for-transformers/part-3/softmax-cross-entropy/)
 # and [From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/);
-# practice, off the one-day path, for [your own GPT](https://transformer-math.github.io/mathematics-for-transformers/labs/your-own-gpt/)
+# the lab of the one-day path, and practice for [your own GPT](https://transformer-math.github.io/mathematics-for-transformers/labs/your-own-gpt/)
 #
 # Three backward passes of the Transformer, derived by you and written for whole arrays at once: cross
 # entropy, LayerNorm and attention. A backward pass takes $\bar Y = \partial L / \partial Y$, the gradient

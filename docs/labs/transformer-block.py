@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 45
+#     minutes: 55
 #     difficulty: 2
 #     path: false
 # ---
@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Lab: the Transformer block
 #
-# **About 45 minutes · difficulty 2 of 3 (standard)** · after
+# **About 55 minutes · difficulty 2 of 3 (standard)** · after
 # [The Transformer block](https://transformer-math.github.io/mathematics-for-transformers/part-4/block/) and
 # the [attention lab](https://transformer-math.github.io/mathematics-for-transformers/labs/attention/)
 #

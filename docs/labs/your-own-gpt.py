@@ -11,7 +11,7 @@
 #   lab:
 #     minutes: 210
 #     difficulty: 3
-#     path: true
+#     path: false
 # ---
 
 # %% [markdown]
