@@ -150,12 +150,15 @@ def start_deferred() -> None:
         _DEFERRED.pop().start()
 
 
-def run(command: list[str], **options) -> subprocess.CompletedProcess:
-    """``subprocess.run(command, capture_output=True, text=True)``, stopped if the session ends first."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
+def run(command: list[str], input: str | None = None, **options) -> subprocess.CompletedProcess:  # noqa: A002
+    """``subprocess.run(command, input=input, capture_output=True, text=True)``, stopped if the session ends first."""
+    stdin = subprocess.PIPE if input is not None else None
+    process = subprocess.Popen(
+        command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options
+    )
     with _LOCK:
         _PROCESSES.append(process)
-    stdout, stderr = process.communicate()
+    stdout, stderr = process.communicate(input)
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 

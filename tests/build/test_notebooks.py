@@ -1,28 +1,26 @@
-"""Every chapter as a notebook: generated from the page, run in a real kernel, outputs as on the page.
+"""Every chapter as a notebook: generated from the page, run top to bottom in one namespace, outputs as on the page.
 
 ``hooks/notebooks.py`` fills each code cell's output with the page's output block instead of running
 the code at build time. That is truthful only while the notebook, run top to bottom in one kernel,
 prints exactly those outputs -- the doc tests run each block in its own namespace, a notebook runs
-them all in one. This runs every chapter's notebook with nbclient (one kernel per notebook, several
-notebooks at once) and compares each cell's stdout with the page's output block.
+them all in one. This runs every chapter's notebook as a kernel runs it (tests/build/notebook_runner.py: one
+namespace per notebook, a fork each, several at once) and compares each cell's stdout with the page's output
+block. The labs run in real kernels, at build time and in tests/build/test_labs.py.
 """
 
 from __future__ import annotations
 
-import copy
-import os
-from concurrent.futures import ThreadPoolExecutor
+import json
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from tests.background import background
+from tests.background import background, run
 from tests.markdown_harness import needs_missing_torch
 from tools.chapter_notebook import chapter_notebook
 from tools.docblocks import normalize, pair_examples
-from tools.kernels import KernelManager
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -38,30 +36,15 @@ def stdout_of(cell) -> str:
     return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
 
 
-def execute(notebook):
-    executed = copy.deepcopy(notebook)
-    for cell in executed.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-    client = NotebookClient(
-        executed,
-        timeout=300,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(ROOT)}},
-        kernel_manager_class=KernelManager,
-    )
-    client.execute()
-    return executed
-
-
-@background(nice=5, threads_here=True)
-def executed():
-    """Every chapter's notebook, executed; several kernels at once (each notebook in its own)."""
-    workers = max(2, min(8, (os.cpu_count() or 2) * 2))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {page: pool.submit(execute, notebook_of(page)) for page in CHAPTERS}
-        return {page: future.result() for page, future in futures.items()}
+@background(nice=5)
+def executed() -> dict[Path, list[dict]]:
+    """What each code cell of every chapter's notebook printed, the notebook run top to bottom in one namespace
+    (tests/build/notebook_runner.py: a fork per notebook, not a kernel each)."""
+    cells = {str(page): [c.source for c in notebook_of(page).cells if c.cell_type == "code"] for page in CHAPTERS}
+    result = run([sys.executable, "-m", "tests.build.notebook_runner"], cwd=ROOT, input=json.dumps(cells))
+    if result.returncode != 0:
+        pytest.fail(f"the notebook runner failed:\n{result.stderr[-3000:]}", pytrace=False)
+    return {Path(page): printed for page, printed in json.loads(result.stdout).items()}
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.relative_to(DOCS).as_posix())
@@ -78,19 +61,20 @@ def test_notebook_has_every_block_and_output_of_the_page(page):
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.relative_to(DOCS).as_posix())
 def test_notebook_run_in_one_kernel_prints_the_page_outputs(page, executed):
-    recorded = [cell for cell in notebook_of(page).cells if "page_line" in cell.metadata]
-    ran = [cell for cell in executed[page].cells if "page_line" in cell.metadata]
+    code = [cell for cell in notebook_of(page).cells if cell.cell_type == "code"]
+    assert len(executed[page]) == len(code)
     problems = []
-    for before, after in zip(recorded, ran):
+    for before, after in zip(code, executed[page]):
+        if "page_line" not in before.metadata:
+            continue
         line = before.metadata["page_line"]
         if needs_missing_torch(before.source.splitlines()):
             continue  # the page's test run reports this block as skipped, with its reason
-        errors = [o for o in after.outputs if o.output_type == "error"]
-        if errors:
-            problems.append(f"block at line {line} raised {errors[0].ename}: {errors[0].evalue}")
-        elif normalize(stdout_of(after)) != normalize(stdout_of(before)):
+        if "error" in after:
+            problems.append(f"block at line {line} raised {after['error']}")
+        elif normalize(after["stdout"]) != normalize(stdout_of(before)):
             problems.append(
-                f"block at line {line} printed\n{normalize(stdout_of(after))}\n"
+                f"block at line {line} printed\n{normalize(after['stdout'])}\n"
                 f"but the page shows\n{normalize(stdout_of(before))}"
             )
     assert not problems, f"{page.relative_to(ROOT)}:\n" + "\n\n".join(problems)
