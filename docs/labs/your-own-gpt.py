@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 210
+#     minutes: 240
 #     difficulty: 3
 #     path: true
 # ---
@@ -17,9 +17,9 @@
 # %% [markdown]
 # # Lab: your own GPT
 #
-# **About 210 minutes · difficulty 3 of 3 (hard)** on the one-day path, which skips the earlier labs, so that you
-# write every piece here (3–4 hours); about 135 minutes with your pieces from those labs pasted in. Both with the
-# hints open when you are stuck; longer if you derive each piece from its goal alone. After
+# **About 240 minutes · difficulty 3 of 3 (hard)** on the one-day path, which skips the earlier labs, so that you
+# write every piece here (3 h 20 to 5 h); about 150 minutes with your pieces from those labs pasted in (2 to 3 h).
+# Both with the hints open when you are stuck; longer if you derive each piece from its goal alone. After
 # [From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/) and
 # [Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/);
 # the lab of the one-day path.
