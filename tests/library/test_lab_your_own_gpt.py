@@ -100,4 +100,4 @@ def test_train_without_a_call_of_gpt_backward_is_told_so(notebook, capsys):
     )
     printed = verdict(notebook, source, "train", capsys)
     assert printed.startswith("Wrong: train - case 1 of 4"), printed
-    assert "it called your gpt_backward 0 times for 3 batches" in printed
+    assert "it called your gpt_backward 0 times for 2 batches" in printed
