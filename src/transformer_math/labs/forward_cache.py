@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.block import block_forward as reference_block_forward
+from transformer_math.block import n_layers_of, prefix
 from transformer_math.labs.cases import changed, snapshot
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.runner import Verdict
@@ -159,17 +160,44 @@ def run_block_forward(function, x, p, n_heads):
     return x2
 
 
+def block_caches(cache, count: int) -> list | None:
+    """The blocks' caches in a model's cache: a list (or tuple) of ``count`` dicts, at its top or one level down."""
+    for value in [cache, *entries(cache)]:
+        if isinstance(value, (list, tuple)) and len(value) == count and all(isinstance(v, dict) for v in value):
+            return list(value)
+    return None
+
+
+def gpt_cache_fault(cache, params, tokens, n_heads) -> str | None:
+    """What is wrong with a model's cache, or None: blocks that share a cache or its arrays (``shared_cache``),
+    then a block's entry named as in the hint that does not hold that block's array (``block_cache_fault``)."""
+    lines = shared_cache(cache)
+    count = n_layers_of(params)
+    blocks = block_caches(cache, count)
+    if lines or blocks is None:
+        return lines
+    reference = forward(params, np.asarray(tokens), n_heads)[1]
+    for layer, mine in enumerate(blocks):
+        name = prefix(layer)
+        expected = {key: reference[name + key] for key in MEANING if name + key in reference}
+        expected["x"] = reference["x0"] if layer == 0 else reference[prefix(layer - 1) + "x2"]
+        fault = block_cache_fault(mine, None, expected)
+        if fault:
+            return f"in block {layer}'s cache, {fault}"
+    return None
+
+
 def run_gpt_forward(function, params, tokens, n_heads):
-    """The logits of the learner's ``gpt_forward``, after a look at its cache: each block's cache its own, and
-    none of its arrays changed later (by a later block's step, or by the next call), which the logits cannot show
-    but the backward pass, fed from that cache, would."""
+    """The logits of the learner's ``gpt_forward``, after a look at its cache: each block's cache its own, holding
+    what the block's backward pass reads, and none of its arrays changed later (by a later block's step, or by
+    the next call), which the logits cannot show but the backward pass, fed from that cache, would."""
     result = function(params, tokens, n_heads)
     if not (isinstance(result, tuple) and len(result) == 2) or any(part is Ellipsis for part in result):
         return output_of(lambda: result)
     logits, cache = result
     if compare(logits, reference_logits(params, tokens, n_heads), **TOL):
         return logits  # wrong logits: the comparison says how
-    lines = shared_cache(cache)
+    lines = gpt_cache_fault(cache, params, tokens, n_heads)
     if lines is None:
         kept = snapshot(cache)
         function(params, (np.asarray(tokens) + 1) % params["W_E"].shape[0], n_heads)  # other tokens, other arrays

@@ -10,14 +10,15 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   the entries named as in the hint (``x``, ``a``, ``q``, ..., ``x1``, ``c``, ``u``, ``r``) hold those values,
   and the next call leaves it as it was (``forward_cache``);
 * ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads, and a cache whose
-  blocks' caches are each their own and are not written over later (by a later block, or by the next call);
+  blocks' caches are each their own, hold under the hint's names what the block's backward pass reads, and are
+  not written over later (by a later block, or by the next call);
 * ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
   through the learner's own caches (the forward pass must pass its check first; ``gpt_backward``'s tokens come as
   an array, so that a cache that keeps them as given, a list, is no fault of the backward pass). The first case
   of each has a large loss (tokens near $10^6$, a final shift near $10^6$) whose rounding loses a finite
   difference of it; the widest (a block of width 128, a model of width 96) a work budget (``timing``): a
-  gradient measured entry by entry runs a forward pass for each of 120,000 entries and more, a minute of CPU
-  or hundreds of MB, where the closed form takes milliseconds, so that no measurement passes, of any step or
+  gradient measured entry by entry runs a forward pass for each of 77,000 entries or more, a minute of CPU
+  or hundreds of MB, where the closed form takes milliseconds: no such measurement passes, of any step or
   order, however vectorised, even of the block's branches alone with the shift LayerNorm ignores taken out;
 * every backward check (the pasted ones too) runs the learner's code with complex and extended-precision
   numbers refused, ``Decimal`` and ``Fraction`` too, wherever the code keeps them (a complex step, or a
@@ -52,10 +53,10 @@ from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.forward_cache import (
     block_cache_fault,
+    gpt_cache_fault,
     reference_logits,
     run_block_forward,
     run_gpt_forward,
-    shared_cache,
 )
 from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
@@ -70,7 +71,7 @@ OWN = ("transformer_math.",)
 TOL = {"tol": 1e-9, "rtol": 1e-6}
 # Python steps a case of block_backward or gpt_backward may run, the forward pass the check runs first included:
 # the reference solution takes 1,300 to 8,100, a loop over the heads or the tokens a few times that. The widest
-# case of each has 120,000 to 130,000 parameter entries: a loop over them takes 5 steps an entry to do nothing,
+# case of each has 77,000 to 132,000 parameter entries: a loop over them takes 5 steps an entry to do nothing,
 # and one that measures each entry's gradient runs a forward pass for each, hundreds of steps.
 MODEL_STEPS = 100_000
 # The CPU time and memory of the widest case: a closed form takes 10 to 30 ms there under the guard's trace of its
@@ -235,7 +236,13 @@ def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:
 
 def run_gpt_backward(function, params, tokens, n_heads, dlogits):
     logits = reference_logits(params, tokens, n_heads)
-    cache = forward_first("gpt_forward", function, (params, tokens, n_heads), logits, lambda _, c: shared_cache(c))
+    cache = forward_first(
+        "gpt_forward",
+        function,
+        (params, tokens, n_heads),
+        logits,
+        lambda _, c: gpt_cache_fault(c, params, tokens, n_heads),
+    )
     return function(params, cache, dlogits)
 
 

@@ -45,6 +45,22 @@ CACHE_MISTAKES = [
     ),
 ]
 
+# The same second residual added in place, in a block of gpt_forward's own: its check looks at each block's cache.
+CACHE_MISTAKES.append(
+    mistake(
+        "gpt_forward",
+        "its own block adds the second residual in place: each block's cached x1 becomes its x2",
+        START.replace("def block_forward(", "def _block(")
+        + X1
+        + FFN
+        + f"    cache = {CACHE}\n    x1 += r @ p['W_2'] + p['b_2']\n    return x1, cache\n\n\n"
+        + "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x, blocks = embed(params, tokens), []\n"
+        + "    for layer in range(n_blocks(params)):\n        x, block_cache = _block(x, block_params(params, layer), n_heads)\n"
+        + "        blocks.append(block_cache)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n"
+        + "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}",
+    )
+)
+
 CACHE_RIGHT = [
     right(
         "block_forward",

@@ -211,7 +211,7 @@ MEASURED += [
 # leading axis of perturbed copies, in chunks large enough that few Python steps run, x centred per row first:
 # LayerNorm cannot see a row's shift, so the tokens near 1e6 do not reach the differences, and the residual adds
 # the shift back exactly. It meets the tolerance on the small cases; on the widest it needs a forward pass for
-# each of 130,000 entries, refused by the work budget (a minute of CPU where the closed form takes a millisecond).
+# each of 132,000 entries, refused by the work budget (a minute of CPU where the closed form takes a millisecond).
 # The block's measurement perturbs one array at a time; the model's all of a block's arrays together (fewer
 # chunks: two blocks of one array at a time exceed the budget of Python steps).
 BRANCHES = """
