@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 210
+#     minutes: 240
 #     difficulty: 3
 #     path: false
 # ---
@@ -17,12 +17,12 @@
 # %% [markdown]
 # # Lab: your own GPT
 #
-# **About 210 minutes · difficulty 3 of 3 (hard)** on the one-day path, which skips the earlier labs, so that you
-# write every piece here (3–4 hours); about 135 minutes with your pieces from those labs pasted in. Both with the
-# hints open when you are stuck; longer if you derive each piece from its goal alone. After
+# **About 240 minutes · difficulty 3 of 3 (hard)** writing every piece here (3 h 20 to 5 h); about 150 minutes
+# with your pieces from the earlier labs pasted in (2 to 3 h). Both with the hints open when you are stuck; longer
+# if you derive each piece from its goal alone. After
 # [From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/) and
 # [Training the tiny Transformer](https://transformer-math.github.io/mathematics-for-transformers/part-4/training/);
-# the lab of the one-day path.
+# the lab that follows the one-day path and its lab, backward passes.
 #
 # The pieces the earlier labs drill, to paste in if you did them: `layer_norm` from the block lab, `attention` from
 # the attention lab, `ce_backward`, `layer_norm_backward` and `attention_backward` from backward passes,
@@ -258,8 +258,10 @@ check("embed", embed)
 # $X_2 = X_1 + \operatorname{FFN}(\operatorname{LN}_2(X_1))$ with
 # $\operatorname{FFN}(C) = \operatorname{ReLU}(CW_1 + b_1)W_2 + b_2$, and causal attention in every head (no position
 # sees a later one), computed with your pieces. Return the pair `(x2, cache)`: `cache` is a dictionary of
-# whatever your `block_backward` will need (the inputs of each line you will differentiate); the check looks
-# only at `x2`.
+# whatever your `block_backward` will need (the inputs of each line you will differentiate). The check looks at
+# `x2`, and at the cache as `block_backward` will read it: an entry named as in the hint (`x`, `a`, `q`, `k`,
+# `v`, `o`, `x1`, `c`, `u`, `r`) must hold that array, none may be the very array you return as `x2` (an
+# `x1 += ...` writes $X_2$ over the cached $X_1$), and a second call must leave the first call's cache as it was.
 
 
 # %% tags=["exercise"]
@@ -518,7 +520,8 @@ check("attention_backward", attention_backward)
 #
 # Write `block_backward(dx2, p, cache, n_heads)`: given $\bar X_2 = \partial L/\partial X_2$ and the cache of
 # `block_forward`, return $\bar X$ and the gradients of the block's twelve arrays, as a dictionary by the names
-# of `BLOCK_NAMES`. Go through the forward lines in reverse, with your backward pieces.
+# of `BLOCK_NAMES`. Go through the forward lines in reverse, with your backward pieces (timed on a wide case, as
+# is `gpt_backward`: a gradient measured entry by entry, a forward pass for each, is refused).
 
 
 # %% tags=["exercise"]
@@ -692,10 +695,10 @@ check("adamw_step", adamw_step)
 #
 # Write `train(params, batches, n_heads, lr=3e-3, weight_decay=0.1)`: for each `(inputs, targets)` of the
 # iterable `batches`, one step: the forward pass, the loss (keep it: return the list of losses, each measured
-# before its step), the backward pass, and one `adamw_step` of every parameter, $t$ counting the steps from 1,
-# each parameter with its own $m$ and $v$ (zeros at the start). Decay the matrices only (the arrays of two
-# dimensions), as nanoGPT does: gains, shifts and biases get `weight_decay=0`. Update `params` in place, so that
-# the caller's model learns.
+# before its step), the backward pass (your `gpt_backward`: the check counts its calls), and one `adamw_step` of
+# every parameter, $t$ counting the steps from 1, each parameter with its own $m$ and $v$ (zeros at the start).
+# Decay the matrices only (the arrays of two dimensions), as nanoGPT does: gains, shifts and biases get
+# `weight_decay=0`. Update `params` in place, so that the caller's model learns.
 
 
 # %% tags=["exercise"]

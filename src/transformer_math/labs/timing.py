@@ -6,7 +6,7 @@ needs one forward evaluation for each entry of the input, so that its work grows
 ($N V$, $N d$). No tolerance can tell a careful measurement from the closed form, and a vectorised one runs few
 Python steps; its time on a wide case tells them apart. ``TimeLimit`` is that case's option (``Case.time_limit``):
 the runner times the reference on the case, best of ``REPEATS``, just before the learner's call, and refuses the
-call if it took longer than ``max(FLOOR, TIMES`` × the reference's time``)``.
+call if it took longer than ``max(FLOOR, TIMES`` × the reference's time``)`` (a limit's own floor, if higher).
 It also refuses a call that held more than ``max(MEMORY_FLOOR, MEMORY_TIMES`` × the reference's peak``)`` of
 memory at once (``tracemalloc``, which counts NumPy's arrays): a Jacobian per position, however fast it runs.
 
@@ -22,6 +22,8 @@ Example
 >>> budget = TimeLimit("write it in O(d) work per token")
 >>> budget.allowed(0.0002)            # the floor: a closed form takes well under it
 0.05
+>>> TimeLimit("derive it", floor=2.0).allowed(0.0002)  # a floor of its own, past a traced closed form's time
+2.0
 >>> print(budget.refusal(0.6, 0.0004, Case((np.zeros((4, 2048)),))))
 on this 4×2048 case your function took 0.6 s of CPU where the closed form takes 0.4 ms: write it in O(d) work per token
 """
@@ -92,10 +94,12 @@ def cpu_seconds(call: Callable[[], object]) -> float:
 
 @dataclass(frozen=True)
 class TimeLimit:
-    """A wide case's work budget: the call may take ``max(FLOOR, TIMES × the reference's time)``; ``advice``
-    says, in the refusal, what work the closed form does."""
+    """A wide case's work budget: the call may take ``max(floor, TIMES × the reference's time)``; ``advice``
+    says, in the refusal, what work the closed form does. ``floor`` is higher for a check that also counts its
+    Python steps: the trace of each step costs time, and the step budget already caps a closed form's."""
 
     advice: str
+    floor: float = FLOOR
 
     def deadline(self, reference: Callable, case) -> Deadline:
         """The budget of the learner's call on ``case``: the reference's best time of ``REPEATS`` there, measured
@@ -104,7 +108,7 @@ class TimeLimit:
         return Deadline(self, fastest, case, peak_bytes(lambda: reference(*case.args, **case.kwargs)))
 
     def allowed(self, reference_seconds: float) -> float:
-        return max(FLOOR, TIMES * reference_seconds)
+        return max(self.floor, TIMES * reference_seconds)
 
     def memory_refusal(self, held: int, reference_bytes: int, case) -> str | None:
         """What the check says of a call on ``case`` that held ``held`` bytes at once, or None if that is within
@@ -126,8 +130,9 @@ class TimeLimit:
 
 
 def _size(case) -> str:
-    """The case's size, its first argument's shape (``Z``, ``dy``): ``12×1024``."""
-    return "×".join(map(str, np.shape(case.args[0])))
+    """The case's size, its first array's shape (``Z``, ``dy``; the tokens after a model's dict): ``12×1024``."""
+    first = next((arg for arg in case.args if not isinstance(arg, dict)), None)
+    return "×".join(map(str, np.shape(first)))
 
 
 class Deadline:

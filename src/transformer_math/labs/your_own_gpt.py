@@ -5,21 +5,29 @@ The learner's pieces, each on hidden cases against the library, with no call to 
 * the pieces the off-path labs drill too, checked as there: ``layer_norm``, ``attention``, ``cross_entropy``,
   ``ce_backward``, ``layer_norm_backward``, ``attention_backward``, ``adamw_step``;
 * ``embed`` -- token embeddings plus learned positions, one sequence or a batch;
-* ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design;
+* ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design, which
+  ``block_backward`` will read: no entry of it is the returned $x_2$ (an $x_1$ written over by ``x1 += ...``),
+  the entries named as in the hint (``x``, ``a``, ``q``, ..., ``x1``, ``c``, ``u``, ``r``) hold those values,
+  and the next call leaves it as it was (``forward_cache``);
 * ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads, and a cache whose
-  blocks' caches are each their own and are not written over later (by a later block, or by the next call);
+  blocks' caches are each their own, hold under the hint's names what the block's backward pass reads, and are
+  not written over later (by a later block, or by the next call);
 * ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
   through the learner's own caches (the forward pass must pass its check first; ``gpt_backward``'s tokens come as
-  an array, so that a cache that keeps them as given, a list, is no fault of the backward pass); the first case of each has a
-  large loss (tokens near $10^6$, a final shift near $10^6$) whose rounding finite differences of any step
-  cannot get past, so that a gradient measured instead of derived does not pass;
+  an array, so that a cache that keeps them as given, a list, is no fault of the backward pass). The first case
+  of each has a large loss (tokens near $10^6$, a final shift near $10^6$) whose rounding loses a finite
+  difference of it; the widest (a block of width 128, a model of width 96) a work budget (``timing``): a
+  gradient measured entry by entry runs a forward pass for each of 77,000 entries or more, a minute of CPU
+  or hundreds of MB, where the closed form takes milliseconds: no such measurement passes, of any step or
+  order, however vectorised, even of the block's branches alone with the shift LayerNorm ignores taken out;
 * every backward check (the pasted ones too) runs the learner's code with complex and extended-precision
   numbers refused, ``Decimal`` and ``Fraction`` too, wherever the code keeps them (a complex step, or a
   difference in 60 digits, measures a gradient with no rounding to lose it in: ``measured``), and
   ``block_backward`` and ``gpt_backward`` within a budget of Python steps a case, which a loop over the
   parameter entries of their widest case exceeds many times over, whatever it computes there;
 * ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with
-  weight decay on the matrices only, as nanoGPT decays them;
+  weight decay on the matrices only, as nanoGPT decays them, and the gradients from the learner's
+  ``gpt_backward``, called once a batch (AdamW's step hardly sees the small errors of a measured gradient);
 * ``prediction`` -- whether the trained model beats a model that ignores the context.
 
 Example
@@ -41,11 +49,19 @@ from transformer_math.block import block_forward as reference_block_forward
 from transformer_math.information import cross_entropy_from_logits
 from transformer_math.labs import adam, attention, backward_passes, cross_entropy, transformer_block
 from transformer_math.labs.authorship import Learners
-from transformer_math.labs.cases import Case, changed, snapshot
+from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
+from transformer_math.labs.forward_cache import (
+    block_cache_fault,
+    gpt_cache_fault,
+    reference_logits,
+    run_block_forward,
+    run_gpt_forward,
+)
 from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 from transformer_math.labs.submitted import refusal
+from transformer_math.labs.timing import TimeLimit
 from transformer_math.model import backward, cross_entropy_backward, forward
 from transformer_math.optim import AdamW
 
@@ -55,9 +71,18 @@ OWN = ("transformer_math.",)
 TOL = {"tol": 1e-9, "rtol": 1e-6}
 # Python steps a case of block_backward or gpt_backward may run, the forward pass the check runs first included:
 # the reference solution takes 1,300 to 8,100, a loop over the heads or the tokens a few times that. The widest
-# case of each has 20,000 to 33,000 parameter entries: a loop over them takes 5 steps an entry to do nothing,
+# case of each has 77,000 to 132,000 parameter entries: a loop over them takes 5 steps an entry to do nothing,
 # and one that measures each entry's gradient runs a forward pass for each, hundreds of steps.
 MODEL_STEPS = 100_000
+# The CPU time and memory of the widest case: a closed form takes 10 to 30 ms there under the guard's trace of its
+# steps, and up to a second near MODEL_STEPS; a gradient measured entry by entry, vectorised over batches of
+# perturbed copies so that it runs few steps, runs a forward pass for every parameter entry: a minute of CPU,
+# or hundreds of MB at once, whatever its step and its order (and with the shift LayerNorm ignores taken out).
+WORK = TimeLimit(
+    "derive each gradient and write it as a few products of arrays; a gradient measured entry by entry runs a "
+    "forward pass for every entry",
+    floor=2.0,
+)
 
 
 def model(rng, vocab, d, n_layers, n_ctx=12):
@@ -89,16 +114,6 @@ def block_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
-def output_of(function, *args):
-    """The first value of a forward function that returns (output, cache)."""
-    result = function(*args)
-    if isinstance(result, tuple) and len(result) == 2:
-        return result[0]
-    if result is Ellipsis or (isinstance(result, tuple) and Ellipsis in result):
-        return ...
-    raise Verdict("Wrong", f"it returned {type(result).__name__}, not the pair (output, cache)")
-
-
 def gpt_cases(rng: np.random.Generator) -> list[Case]:
     return [
         Case((model(rng, 7, 8, 1), np.array([0, 1, 2, 3]), 2), about="one block"),
@@ -106,72 +121,6 @@ def gpt_cases(rng: np.random.Generator) -> list[Case]:
         Case((model(rng, 6, 12, 3), rng.integers(0, 6, size=7), 4), about="three blocks, four heads"),
         Case((model(rng, 5, 8, 2), [3], 1), about="one token, one head"),
     ]
-
-
-def run_gpt_forward(function, params, tokens, n_heads):
-    """The logits of the learner's ``gpt_forward``, after a look at its cache: each block's cache its own, and
-    none of its arrays changed later (by a later block's step, or by the next call), which the logits cannot show
-    but the backward pass, fed from that cache, would."""
-    result = function(params, tokens, n_heads)
-    if not (isinstance(result, tuple) and len(result) == 2) or any(part is Ellipsis for part in result):
-        return output_of(lambda: result)
-    logits, cache = result
-    if compare(logits, reference_logits(params, tokens, n_heads), **TOL):
-        return logits  # wrong logits: the comparison says how
-    lines = shared_cache(cache)
-    if lines is None:
-        kept = snapshot(cache)
-        function(params, (np.asarray(tokens) + 1) % params["W_E"].shape[0], n_heads)  # other tokens, other arrays
-        if changed(kept, cache):
-            lines = "a call on other tokens changed the cache of this call: give each call a cache of its own"
-    if lines:
-        raise Verdict("Wrong", f"the logits are right, but {lines}")
-    return logits
-
-
-def entries(value) -> list:
-    if isinstance(value, dict):
-        return list(value.values())
-    return list(value) if isinstance(value, (list, tuple)) else []
-
-
-def shared_cache(cache) -> str | None:
-    """What ties two blocks' caches together: one dict (or list) in two entries of a list, or float arrays under
-    one key of two entries that share memory (written over in place by a later step)."""
-    seen, stack = set(), [cache]
-    while stack:
-        value = stack.pop()
-        if id(value) in seen or not isinstance(value, (dict, list, tuple)):
-            continue
-        seen.add(id(value))
-        parts = entries(value)
-        stack.extend(parts)
-        containers = [part for part in parts if isinstance(part, (dict, list))]
-        if len({id(part) for part in containers}) < len(containers):
-            return (
-                "two entries of your cache are one and the same object (the blocks share one cache?): "
-                "each block's cache must be its own"
-            )
-        tables = [part for part in parts if isinstance(part, dict)]
-        for i, first in enumerate(tables):
-            for later in tables[i + 1 :]:
-                for key, array in first.items():
-                    other = later.get(key)
-                    if (
-                        isinstance(array, np.ndarray)
-                        and isinstance(other, np.ndarray)
-                        and array.dtype.kind == "f"
-                        and np.shares_memory(array, other)
-                    ):
-                        return (
-                            f"two blocks' caches hold {key!r} in the same memory: a later block wrote over an "
-                            "earlier block's cached array (x[...] = ..., x += ...); give each step a new array"
-                        )
-    return None
-
-
-def reference_logits(params, tokens, n_heads):
-    return forward(params, np.asarray(tokens), n_heads)[0]
 
 
 def forward_rank(name: str) -> tuple[int, int]:
@@ -199,8 +148,10 @@ def compare_grads(got, expected: dict, tol: float, rtol: float = 1e-6) -> list[s
     return None
 
 
-def forward_first(name: str, function, args, reference):
-    """Run the learner's forward function (from the notebook of ``function``) and say Not yet if it is not right."""
+def forward_first(name: str, function, args, reference, cache_fault=None):
+    """Run the learner's forward function (from the notebook of ``function``) and say Not yet if it is not right:
+    its output, and what ``cache_fault(output, cache)`` finds in its cache, so that a right backward pass is not
+    blamed for a cache its forward pass spoiled."""
     mine = getattr(function, "__globals__", {}).get(name)
     if not callable(mine):
         raise Verdict("Not yet", f"it needs your {name}, which is not defined yet")
@@ -212,24 +163,37 @@ def forward_first(name: str, function, args, reference):
         raise Verdict("Not yet", f"it needs your {name} to pass its check first")
     if compare(result[0], reference, **TOL):
         raise Verdict("Not yet", f"it needs your {name} to pass its check first")
+    fault = cache_fault and cache_fault(*result)
+    if fault:
+        raise Verdict("Not yet", f"it needs your {name} to pass its check first: {fault}")
     return result[1]
 
 
 def block_backward_cases(rng: np.random.Generator) -> list[Case]:
+    """The arguments in the order of ``block_backward(dx2, p, cache, n_heads)``, the block's input x in the cache's
+    place: the check runs the learner's ``block_forward`` on it for the cache."""
     x = rng.normal(size=(4, 8)) + 1e6 * rng.normal(size=(4, 1))
     far = Case(
-        (x, drawn_block(rng, 8, 16), 2), about="tokens near 1e6, which LayerNorm removes: beyond finite differences"
+        (x, drawn_block(rng, 8, 16), 2),
+        about="tokens near 1e6, which LayerNorm removes: a loss too large to difference",
     )
-    wide = Case((rng.normal(size=(3, 64)), drawn_block(rng, 64, 128), 2), about=f"width 64: {ENTRIES}")
+    wide = Case((rng.normal(size=(3, 128)), drawn_block(rng, 128, 256), 2), about=f"width 128: {ENTRIES}")
     return [
-        Case((case.args[0], case.args[1], case.args[2], rng.normal(size=np.shape(case.args[0]))), about=case.about)
+        Case(
+            (rng.normal(size=np.shape(case.args[0])), case.args[1], case.args[0], case.args[2]),
+            about=case.about,
+            time_limit=WORK if case is wide else None,
+        )
         for case in [far, *block_cases(rng), wide]
     ]
 
 
-def run_block_backward(function, x, p, n_heads, dx2):
-    reference = reference_block_forward(p, np.asarray(x, dtype=float), n_heads)[0]
-    cache = forward_first("block_forward", function, (x, p, n_heads), reference)
+def run_block_backward(function, dx2, p, x, n_heads):
+    reference, intermediates = reference_block_forward(p, np.asarray(x, dtype=float), n_heads)
+    expected = {**intermediates, "x": np.asarray(x, dtype=float)}
+    cache = forward_first(
+        "block_forward", function, (x, p, n_heads), reference, lambda x2, cache: block_cache_fault(cache, x2, expected)
+    )
     result = function(dx2, p, cache, n_heads)
     if result is Ellipsis:
         return ...
@@ -238,7 +202,7 @@ def run_block_backward(function, x, p, n_heads, dx2):
     return result
 
 
-def reference_block_grads(x, p, n_heads, dx2):
+def reference_block_grads(dx2, p, x, n_heads):
     x = np.asarray(x, dtype=float)
     _, cache = reference_block_forward(p, x, n_heads)
     return reference_block_backward(p, cache, dx2, n_heads)
@@ -256,19 +220,29 @@ def compare_block_grads(got, expected, tol):
 def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:
     params = model(rng, 7, 8, 1)
     params["lnf_b"] = params["lnf_b"] + 1e6 * rng.normal(size=8)
-    far = Case((params, np.array([0, 1, 2, 3, 1]), 2), about="a final shift near 1e6: beyond finite differences")
-    wide = Case((model(rng, 7, 48, 1), rng.integers(0, 7, size=(2, 6)), 4), about=f"width 48: {ENTRIES}")
+    far = Case((params, np.array([0, 1, 2, 3, 1]), 2), about="a final shift near 1e6: a loss too large to difference")
+    wide = Case((model(rng, 7, 96, 1), rng.integers(0, 7, size=(2, 6)), 4), about=f"width 96: {ENTRIES}")
     cases = []
     for case in [far, *gpt_cases(rng), wide]:
         params, tokens, n_heads = case.args
         vocab = params["W_E"].shape[0]
         tokens = np.asarray(tokens)  # the forward pass's cache is the learner's gpt_forward's: a list there is its own
-        cases.append(Case((params, tokens, n_heads, rng.normal(size=(*np.shape(tokens), vocab))), about=case.about))
+        dlogits = rng.normal(size=(*np.shape(tokens), vocab))
+        cases.append(
+            Case((params, tokens, n_heads, dlogits), about=case.about, time_limit=WORK if case is wide else None)
+        )
     return cases
 
 
 def run_gpt_backward(function, params, tokens, n_heads, dlogits):
-    cache = forward_first("gpt_forward", function, (params, tokens, n_heads), reference_logits(params, tokens, n_heads))
+    logits = reference_logits(params, tokens, n_heads)
+    cache = forward_first(
+        "gpt_forward",
+        function,
+        (params, tokens, n_heads),
+        logits,
+        lambda _, c: gpt_cache_fault(c, params, tokens, n_heads),
+    )
     return function(params, cache, dlogits)
 
 
@@ -281,14 +255,14 @@ def train_cases(rng: np.random.Generator) -> list[Case]:
     def batches(vocab, count, shape):
         return [tuple(rng.integers(0, vocab, size=shape) for _ in range(2)) for _ in range(count)]
 
-    return [
+    return [  # the smallest first: a check that stops at its first wrong case runs a slow wrong answer little
+        Case((model(rng, 6, 4, 1), batches(6, 2, (1, 6)), 1), {"weight_decay": 0.0}, about="no decay"),
         Case((model(rng, 7, 8, 1), batches(7, 3, (2, 5)), 2), about="one block, 3 batches of 2 windows"),
         Case(
             (model(rng, 5, 8, 2), batches(5, 4, (3, 4)), 2),
             {"lr": 0.01, "weight_decay": 0.5},
             about="two blocks, other lr and decay",
         ),
-        Case((model(rng, 6, 4, 1), batches(6, 2, (1, 6)), 1), {"weight_decay": 0.0}, about="no decay"),
     ]
 
 
@@ -297,6 +271,24 @@ def run_train(function, params, batches, n_heads, **options):
     if losses is Ellipsis:
         return ...
     return losses, params
+
+
+def learners_gpt_backward(function):
+    """The learner's gpt_backward, whose calls the guard counts while ``train`` runs."""
+    mine = getattr(function, "__globals__", {}).get("gpt_backward")
+    return (mine.__code__,) if hasattr(mine, "__code__") else ()
+
+
+def calls_gpt_backward(result, case, seen) -> list[str] | None:
+    """A step's gradients come from the learner's backward pass: at least one call of gpt_backward a batch (a
+    gradient measured from the loss passes the comparison, since AdamW's step hardly sees its small errors)."""
+    batches, calls = len(case.args[1]), sum(seen.calls.values())
+    if calls >= batches:
+        return None
+    return [
+        f"it called your gpt_backward {calls} times for {batches} batches: each step's gradients come from your "
+        "backward pass, once a batch (a gradient measured from the loss is not the exercise)"
+    ]
 
 
 def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
@@ -331,7 +323,7 @@ def compare_training(got, expected, tol):
     return [line.replace("grads[", "params[", 1) for line in lines] + ["  (after the steps)"] if lines else None
 
 
-ENTRIES = "a loop over the entries exceeds the step budget"
+ENTRIES = "a gradient measured entry by entry exceeds the work budget"
 
 
 def earlier(module, name: str, derived: bool = False) -> FunctionCheck:
@@ -358,13 +350,13 @@ check = Checks(
             lambda x, p, h: reference_block_forward(p, np.asarray(x, dtype=float), h)[0],
             **TOL,
             own=OWN,
-            call=output_of,
+            call=run_block_forward,
         ),
         "gpt_forward": FunctionCheck(
             ("params", "tokens", "n_heads"), gpt_cases, reference_logits, **TOL, own=OWN, call=run_gpt_forward
         ),
         "block_backward": FunctionCheck(
-            ("x", "p", "n_heads", "dx"),
+            ("dx2", "p", "cache of x", "n_heads"),
             block_backward_cases,
             reference_block_grads,
             **TOL,
@@ -375,7 +367,7 @@ check = Checks(
             derived=True,
         ),
         "gpt_backward": FunctionCheck(
-            ("params", "tokens", "n_heads", "dlogits"),
+            ("params", "cache of tokens", "n_heads", "dlogits"),
             gpt_backward_cases,
             reference_gpt_grads,
             **TOL,
@@ -394,6 +386,8 @@ check = Checks(
             call=run_train,
             mutates=("params",),
             compare_with=compare_training,
+            watch=learners_gpt_backward,
+            verify=calls_gpt_backward,
         ),
         "prediction": Choice(("beats it", "does not")),
     },

@@ -4,6 +4,7 @@ gradient) is changed by code appended to the solution (a later definition replac
 from __future__ import annotations
 
 from tests.build.lab_cases import as_finalizer, mistake, right, vendored
+from tests.build.lab_cases.your_own_gpt_cache import CACHE_MISTAKES, CACHE_RIGHT
 from tests.build.lab_cases.your_own_gpt_measured import MEASURED
 
 BF = (
@@ -730,7 +731,8 @@ RIGHT += [
     ),
     right("prediction", "does not", 'prediction = "does not"'),
 ]
-MISTAKES += MEASURED
+MISTAKES += MEASURED + CACHE_MISTAKES
+RIGHT += CACHE_RIGHT
 
 # A prediction written with capitals and spaces, which check accepts, is judged as what it says after the run.
 RIGHT.append(

@@ -1,0 +1,212 @@
+r"""What a forward pass's cache must hold for the backward pass that reads it (the capstone lab "Your own GPT").
+
+A forward pass whose output is right can still leave a cache the backward pass cannot use: an array written over
+in place after it was cached (``x1 += r @ W_2 + b_2`` turns the cached $x_1$ into $x_2$), one cache shared by
+two blocks, or arrays a later call writes into. The output cannot show it, and a right backward pass fed from
+that cache fails with a message about its own formulas. So the forward pass's own check (``run_block_forward``,
+``run_gpt_forward``: the output first, then the cache) says which entry is wrong: ``block_cache_fault`` for one
+block, ``shared_cache`` for the blocks of a model, and a second call must leave the first call's cache alone.
+
+Example
+-------
+>>> import numpy as np
+>>> from transformer_math.labs.forward_cache import block_cache_fault
+>>> x1 = np.ones((2, 4))
+>>> cache = {"x": np.zeros((2, 4)), "x1": x1}
+>>> x1 += 1.0                              # the second residual added in place: x2 is the cached x1
+>>> block_cache_fault(cache, x1, {"x1": np.ones((2, 4))}).split(":")[0]
+"cache['x1'] is the very array you return as x2"
+>>> print(block_cache_fault({"x1": np.zeros((2, 4))}, np.ones((2, 4)), {"x1": np.ones((2, 4))}))
+cache['x1'] does not hold x1 = x + MHA(LN1(x)), which block_backward reads there: the largest error is 1.0e+00, at index (0, 0) (tolerance 1e-09 + 1e-06 of the value)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from transformer_math.block import block_forward as reference_block_forward
+from transformer_math.block import n_layers_of, prefix
+from transformer_math.labs.cases import changed, snapshot
+from transformer_math.labs.diagnose import compare
+from transformer_math.labs.runner import Verdict
+from transformer_math.model import forward
+
+__all__: list[str] = []
+
+# The entries of a block's cache named as the lab's hint names them, and what each must hold: the reference's
+# intermediate of that name (and the block's input x).
+MEANING = {
+    "x": "the block's input x",
+    "a": "a = LN1(x)",
+    "q": "q, the heads of a @ W_Q",
+    "k": "k, the heads of a @ W_K",
+    "v": "v, the heads of a @ W_V",
+    "o": "o, the heads joined before W_O",
+    "x1": "x1 = x + MHA(LN1(x))",
+    "c": "c = LN2(x1)",
+    "u": "the signs of u = c @ W_1 + b_1",
+    "r": "r = ReLU(u)",
+}
+TOL = {"tol": 1e-9, "rtol": 1e-6}
+
+
+def entries(value) -> list:
+    if isinstance(value, dict):
+        return list(value.values())
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def labelled(cache) -> list[tuple[str, object]]:
+    """The cache's entries with the way to name each (``cache['x1']``, ``cache[3]``)."""
+    if isinstance(cache, dict):
+        return [(f"cache[{key!r}]", value) for key, value in cache.items()]
+    return [(f"cache[{index}]", value) for index, value in enumerate(entries(cache))]
+
+
+def block_cache_fault(cache, x2, expected: dict) -> str | None:
+    """What is wrong with one block's cache, or None: an entry that is (or shares memory with) the returned
+    ``x2``, which the backward pass never needs, so that it was an array written over in place; then an entry
+    named as in ``MEANING`` that holds a float array of the right shape but not the value ``expected`` under
+    that name (an entry of the learner's own name, or of another shape, is the learner's design; of ``u``, the ReLU's
+    input, only the signs count)."""
+    if isinstance(x2, np.ndarray):
+        for label, value in labelled(cache):
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and np.shares_memory(value, x2):
+                return (
+                    f"{label} is the very array you return as x2: a step done in place after it was cached "
+                    "(x1 += ...) wrote x2 over it, and the backward pass needs nothing of x2. Give each step a "
+                    "new array: x2 = x1 + ..."
+                )
+    if not isinstance(cache, dict):
+        return None
+    for key, meaning in MEANING.items():
+        value = cache.get(key)
+        if key not in expected or not isinstance(value, np.ndarray) or value.dtype.kind != "f":
+            continue
+        if value.shape != np.shape(expected[key]):
+            continue
+        if key == "u":  # the ReLU's backward reads only its gate: u or r = ReLU(u) (the ReLU done in place) will do
+            lines = compare(value > 0, expected[key] > 0, **TOL)
+        else:
+            lines = compare(value, expected[key], **TOL)
+        if lines:
+            return f"cache[{key!r}] does not hold {meaning}, which block_backward reads there: {lines[0]}"
+    return None
+
+
+def shared_cache(cache) -> str | None:
+    """What ties two blocks' caches together: one dict (or list) in two entries of a list, or float arrays under
+    one key of two entries that share memory (written over in place by a later step)."""
+    seen, stack = set(), [cache]
+    while stack:
+        value = stack.pop()
+        if id(value) in seen or not isinstance(value, (dict, list, tuple)):
+            continue
+        seen.add(id(value))
+        parts = entries(value)
+        stack.extend(parts)
+        containers = [part for part in parts if isinstance(part, (dict, list))]
+        if len({id(part) for part in containers}) < len(containers):
+            return (
+                "two entries of your cache are one and the same object (the blocks share one cache?): "
+                "each block's cache must be its own"
+            )
+        tables = [part for part in parts if isinstance(part, dict)]
+        for i, first in enumerate(tables):
+            for later in tables[i + 1 :]:
+                for key, array in first.items():
+                    other = later.get(key)
+                    if (
+                        isinstance(array, np.ndarray)
+                        and isinstance(other, np.ndarray)
+                        and array.dtype.kind == "f"
+                        and np.shares_memory(array, other)
+                    ):
+                        return (
+                            f"two blocks' caches hold {key!r} in the same memory: a later block wrote over an "
+                            "earlier block's cached array (x[...] = ..., x += ...); give each step a new array"
+                        )
+    return None
+
+
+def output_of(function, *args):
+    """The first value of a forward function that returns (output, cache)."""
+    result = function(*args)
+    if isinstance(result, tuple) and len(result) == 2:
+        return result[0]
+    if result is Ellipsis or (isinstance(result, tuple) and Ellipsis in result):
+        return ...
+    raise Verdict("Wrong", f"it returned {type(result).__name__}, not the pair (output, cache)")
+
+
+def run_block_forward(function, x, p, n_heads):
+    """x2 of the learner's ``block_forward``, after a look at its cache, which ``block_backward`` will read: no
+    entry is the returned x2 (an array written over in place), the entries named as in the hint hold those values,
+    and a second call leaves the first call's cache as it was (``forward_cache``)."""
+    result = function(x, p, n_heads)
+    x2 = output_of(lambda: result)
+    x = np.asarray(x, dtype=float)
+    reference, intermediates = reference_block_forward(p, x, n_heads)
+    if x2 is Ellipsis or compare(x2, reference, **TOL):
+        return x2  # wrong x2: the comparison says how
+    fault = block_cache_fault(result[1], x2, {**intermediates, "x": x})
+    if fault is None:
+        kept = snapshot(result[1])
+        function(0.5 * x + 1.0, p, n_heads)  # another x, other arrays
+        if changed(kept, result[1]):
+            fault = "a call on another x changed the cache of this call: give each call a cache of its own"
+    if fault:
+        raise Verdict("Wrong", f"x2 is right, but {fault}")
+    return x2
+
+
+def block_caches(cache, count: int) -> list | None:
+    """The blocks' caches in a model's cache: a list (or tuple) of ``count`` dicts, at its top or one level down."""
+    for value in [cache, *entries(cache)]:
+        if isinstance(value, (list, tuple)) and len(value) == count and all(isinstance(v, dict) for v in value):
+            return list(value)
+    return None
+
+
+def gpt_cache_fault(cache, params, tokens, n_heads) -> str | None:
+    """What is wrong with a model's cache, or None: blocks that share a cache or its arrays (``shared_cache``),
+    then a block's entry named as in the hint that does not hold that block's array (``block_cache_fault``)."""
+    lines = shared_cache(cache)
+    count = n_layers_of(params)
+    blocks = block_caches(cache, count)
+    if lines or blocks is None:
+        return lines
+    reference = forward(params, np.asarray(tokens), n_heads)[1]
+    for layer, mine in enumerate(blocks):
+        name = prefix(layer)
+        expected = {key: reference[name + key] for key in MEANING if name + key in reference}
+        expected["x"] = reference["x0"] if layer == 0 else reference[prefix(layer - 1) + "x2"]
+        fault = block_cache_fault(mine, None, expected)
+        if fault:
+            return f"in block {layer}'s cache, {fault}"
+    return None
+
+
+def run_gpt_forward(function, params, tokens, n_heads):
+    """The logits of the learner's ``gpt_forward``, after a look at its cache: each block's cache its own, holding
+    what the block's backward pass reads, and none of its arrays changed later (by a later block's step, or by
+    the next call), which the logits cannot show but the backward pass, fed from that cache, would."""
+    result = function(params, tokens, n_heads)
+    if not (isinstance(result, tuple) and len(result) == 2) or any(part is Ellipsis for part in result):
+        return output_of(lambda: result)
+    logits, cache = result
+    if compare(logits, reference_logits(params, tokens, n_heads), **TOL):
+        return logits  # wrong logits: the comparison says how
+    lines = gpt_cache_fault(cache, params, tokens, n_heads)
+    if lines is None:
+        kept = snapshot(cache)
+        function(params, (np.asarray(tokens) + 1) % params["W_E"].shape[0], n_heads)  # other tokens, other arrays
+        if changed(kept, cache):
+            lines = "a call on other tokens changed the cache of this call: give each call a cache of its own"
+    if lines:
+        raise Verdict("Wrong", f"the logits are right, but {lines}")
+    return logits
+
+
+def reference_logits(params, tokens, n_heads):
+    return forward(params, np.asarray(tokens), n_heads)[0]
