@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.attention import scaled_dot_product_attention
 from transformer_math.block import layer_norm_backward as reference_ln_backward
 from transformer_math.calculus import numerical_gradient
 from transformer_math.labs.attention import scattered_mask
@@ -52,7 +53,6 @@ from transformer_math.labs.hand import HandNumber
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck
 from transformer_math.labs.timing import TimeLimit
 from transformer_math.model import cross_entropy_backward
-from transformer_math.softmax import softmax
 
 __all__ = ["check", "numerical_gradient"]
 
@@ -146,19 +146,16 @@ def reference_ln(dy, x, gamma, eps=1e-5):
 
 
 def _attention_backward(dO, Q, K, V, mask=None):
-    r"""The reference: $\bar V = P^\top \bar O$, $\bar P = \bar O V^\top$,
-    $\bar S = P \odot (\bar P - \operatorname{rowsum}(P \odot \bar P))$, $\bar Q = \bar S K / \sqrt{d_k}$,
-    $\bar K = \bar S^\top Q / \sqrt{d_k}$, for any leading axes."""
+    r"""The reference: the weights $P$ of the library's attention, $\bar P = \bar O V^\top$,
+    $\bar S = P \odot (\bar P - \operatorname{rowsum}(P \odot \bar P)) / \sqrt{d_k}$, then $\bar Q = \bar S K$,
+    $\bar K = \bar S^\top Q$ and $\bar V = P^\top \bar O$, for any leading axes. Built on the library's forward, it is
+    no answer's twin: a copy of it calls the library, and an answer written the natural way shares too little of it
+    to be taken for a copy (``fingerprint``)."""
     Q, K, V, dO = (np.asarray(a, dtype=float) for a in (Q, K, V, dO))
-    scale = np.sqrt(Q.shape[-1])
-    scores = Q @ np.swapaxes(K, -1, -2) / scale
-    if mask is not None:
-        scores = np.where(np.asarray(mask, dtype=bool), scores, -np.inf)
-    P = softmax(scores, axis=-1)
-    dV = np.swapaxes(P, -1, -2) @ dO
+    _, P = scaled_dot_product_attention(Q, K, V, None if mask is None else np.asarray(mask, dtype=bool))
     dP = dO @ np.swapaxes(V, -1, -2)
-    dS = P * (dP - np.sum(P * dP, axis=-1, keepdims=True))
-    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, dV
+    dS = P * (dP - np.sum(P * dP, axis=-1, keepdims=True)) / np.sqrt(Q.shape[-1])
+    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, np.swapaxes(P, -1, -2) @ dO
 
 
 def attention_cases(rng: np.random.Generator) -> list[Case]:

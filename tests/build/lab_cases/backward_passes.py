@@ -597,3 +597,15 @@ MISTAKES += [
         ),
     ),
 ]
+
+# The check's reference copied and edited a little (a line that does nothing, a keyword left out), so that it
+# compiles to other bytecode, with what it uses imported: still a copy.
+EDITED_REFERENCE = """import inspect, re
+from transformer_math.attention import scaled_dot_product_attention
+from transformer_math.labs import backward_passes as _bp
+_source = inspect.getsource(_bp._attention_backward).replace("_attention_backward", "attention_backward")
+exec(re.sub(r'(\\"\\"\\"\\n)', r"\\1    _unused = 0\\n", _source, count=1).replace(", axis=-1)", ")"))
+"""
+MISTAKES += [
+    mistake("attention_backward", "the check's reference copied, with a line that does nothing", EDITED_REFERENCE)
+]

@@ -323,3 +323,16 @@ MISTAKES += [
         vendored("def softmax(x):\n    return _sm.softmax(np.asarray(x, dtype=float))", _sm="transformer_math.softmax"),
     ),
 ]
+
+# The library's code copied and edited a little, so that it compiles to other bytecode: still a copy.
+EDITED_COPY = """import inspect, re
+import transformer_math.softmax as _tms
+exec(inspect.getsource(_tms.summing))
+_source = re.sub(r"\\b_softmax\\b", "_mine", inspect.getsource(_tms._softmax))
+exec(re.sub(r'(\\"\\"\\"\\n)', r"\\1    _unused = 0\\n", _source, count=1))
+
+
+def softmax(x):
+    return _mine(np.array(x, dtype=float))
+"""
+MISTAKES += [mistake("softmax", "the library's _softmax copied, renamed, with a line that does nothing", EDITED_COPY)]
