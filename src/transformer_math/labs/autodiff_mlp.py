@@ -176,7 +176,8 @@ TANH_EXPRESSIONS = {
 
 def expression_cases(expressions: dict, large: bool = False):
     """One case per expression; with ``large``, two more where one factor is near 1e17: there ``a + h`` rounds
-    to ``a`` for any fixed small step h, so a finite difference of the product measures 0."""
+    to ``a`` for any fixed small step h, so a finite difference of the product measures 0; and one with a factor
+    0 (these three drawn anew at every run)."""
 
     def cases(rng: np.random.Generator) -> list[Case]:
         found = []
@@ -191,10 +192,10 @@ def expression_cases(expressions: dict, large: bool = False):
                 seed = round(float(rng.choice([1.0, 2.5, -0.7])), 2)
                 name = "ab"[k]
                 about = f"a * b with {name} near 1e17 ({name} + h rounds to {name}), upstream gradient {seed}"
-                found.append(Case((EXPRESSIONS["a * b"], inputs, seed), about=about))
+                found.append(Case((EXPRESSIONS["a * b"], inputs, seed), about=about, fresh=True))
             inputs = [0.0, *(round(float(v), 3) for v in rng.uniform(0.5, 1.5, size=2))]
             about = "a * b with a = 0"
-            found.append(Case((EXPRESSIONS["a * b"], inputs, 1.0), about=about))
+            found.append(Case((EXPRESSIONS["a * b"], inputs, 1.0), about=about, fresh=True))
         return found
 
     return cases

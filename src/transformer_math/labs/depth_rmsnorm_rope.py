@@ -4,14 +4,15 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
 * ``stream_sizes`` -- the root mean square of the stream before the first block and after each one, for
   models of 1 to 12 blocks, one sequence or a batch.
 * ``rms_norm`` -- $\gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon}$ on every token: any shape,
-  tokens where $\varepsilon$ matters, another $\varepsilon$, float32.
+  tokens where $\varepsilon$ matters, another $\varepsilon$ (drawn anew at every run, as is each check's case
+  that a naive answer fails), float32.
 * ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
   must do the dividing: the guard counts its calls, and the function runs a second time with ``rms_norm``
   answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not),
   and which records what ``rms_norm`` is given: the centred tokens and ``gamma`` (a LayerNorm computed beside it,
   times ``rms_norm`` of ones, doubles too).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
-  heads in front, positions that are not $0, 1, \dots$, another base, float32.
+  heads in front, positions that are not $0, 1, \dots$ and another base (drawn anew at every run), float32.
 * ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
   (the head's own width, so turning the whole row before the split is wrong): 1 to 4 heads, one sequence, a
   batch, two leading axes, float32.
@@ -75,9 +76,9 @@ def rms_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=6) + 1, gamma(6)), about="one token"),
         Case((rng.normal(size=(4, 8)) * 3, gamma(8)), about="four tokens"),
         Case((rng.normal(size=(2, 3, 4)), gamma(4)), about="a batch"),
-        Case((rng.normal(size=(3, 8)) * 1e-3, gamma(8)), about="tokens of size 1e-3: eps matters"),
-        Case((np.zeros((1, 5)), gamma(5)), about="a token of zeros"),
-        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": 0.25}, about="eps = 0.25"),
+        Case((rng.normal(size=(3, 8)) * 1e-3, gamma(8)), about="tokens of size 1e-3: eps matters", fresh=True),
+        Case((np.zeros((int(rng.integers(1, 4)), 5)), gamma(5)), about="tokens of zeros", fresh=True),
+        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": another_eps(rng)}, about="another eps", fresh=True),
         Case((rng.normal(size=(2, 4)).tolist(), gamma(4).tolist()), about="lists"),
         Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)) * 5, gamma(8))), tol=1e-5),
     ]
@@ -91,9 +92,18 @@ def ln_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(4, 8)) + 2, gamma(8)), about="four tokens, mean near 2"),
         Case((rng.normal(size=5) - 7, gamma(5)), about="one token"),
         Case((rng.normal(size=(2, 3, 6)), gamma(6)), about="a batch"),
-        Case((rng.normal(size=(3, 4)) * 1e-3 + 5, gamma(4)), about="a spread of 1e-3 around 5: eps matters"),
-        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": 0.25}, about="eps = 0.25"),
+        Case(
+            (rng.normal(size=(3, 4)) * 1e-3 + rng.uniform(-9, 9), gamma(4)),
+            about="a spread of 1e-3 around a mean that is not 0: eps matters",
+            fresh=True,
+        ),
+        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": another_eps(rng)}, about="another eps", fresh=True),
     ]
+
+
+def another_eps(rng: np.random.Generator) -> float:
+    """An epsilon far from the default, so that one left at the default shows."""
+    return round(float(rng.uniform(0.1, 1.0)), 2)
 
 
 def rope_cases(rng: np.random.Generator) -> list[Case]:
@@ -101,9 +111,18 @@ def rope_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(4, 4)), np.arange(4))),
         Case((rng.normal(size=(5, 2)), np.arange(5)), about="one pair"),
         Case((rng.normal(size=(2, 4, 8)), np.arange(4)), about="two heads"),
-        Case((rng.normal(size=(4, 4)), np.array([3, 7, 11, 20])), about="positions not 0, 1, 2, ..."),
-        Case((rng.normal(size=(3, 6)), np.arange(100, 103)), about="positions 100 to 102"),
-        Case((rng.normal(size=(3, 4)), np.arange(3)), {"base": 100.0}, about="base 100"),
+        Case(
+            (rng.normal(size=(4, 4)), np.sort(rng.choice(np.arange(1, 40), size=4, replace=False))),
+            about="positions not 0, 1, 2, ...",
+            fresh=True,
+        ),
+        Case((rng.normal(size=(3, 6)), np.arange(3) + rng.integers(50, 500)), about="positions past 50", fresh=True),
+        Case(
+            (rng.normal(size=(3, 4)), np.arange(3)),
+            {"base": float(rng.integers(20, 1000))},
+            about="another base",
+            fresh=True,
+        ),
         Case((rng.normal(size=(2, 4)).tolist(), [0, 5]), about="lists"),
         Case((rng.normal(size=(2, 3, 4)).astype(np.float32), np.arange(3)), tol=1e-5),
     ]
