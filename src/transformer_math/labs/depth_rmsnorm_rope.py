@@ -9,8 +9,8 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
 * ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
   must do the dividing: the guard counts its calls, and the function runs a second time with ``rms_norm``
   answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not),
-  and which records what ``rms_norm`` is given: the centred tokens and ``gamma`` (a LayerNorm computed beside it,
-  times ``rms_norm`` of ones, doubles too).
+  and which records what ``rms_norm`` is given: the centred tokens (a LayerNorm computed beside it, times
+  ``rms_norm`` of ones, doubles too), and ``gamma`` (its result scaled by gamma outside is named as such).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
   heads in front, positions that are not $0, 1, \dots$ and another base (drawn anew at every run), float32.
 * ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
@@ -197,40 +197,43 @@ def with_doubled_rms_norm(function, x, gamma, **options):
         uses_it = False
     if not uses_it:
         raise Verdict("Wrong", "its result is not what your rms_norm returns: let rms_norm do the dividing")
-    if not given_the_centred_tokens(mine, received, x, gamma):
-        raise Verdict(
-            "Wrong",
-            "your rms_norm was not given the centred tokens and gamma: let rms_norm do the work (a LayerNorm of"
-            " your own, scaled by rms_norm of something else, is not it)",
-        )
+    missing = not_given(mine, received, x, gamma)
+    if missing:
+        raise Verdict("Wrong", missing)
     return result
 
 
-def given_the_centred_tokens(rms_norm, received: list, x, gamma) -> bool:
-    """Whether the calls of ``rms_norm`` had as their ``x`` the centred tokens (in one call, or a part in each,
-    in order) and as their ``gamma`` the case's."""
+CENTRED = (
+    "your rms_norm was not given the centred tokens: let rms_norm do the work (a LayerNorm of your own, scaled by"
+    " rms_norm of something else, is not it)"
+)
+GAMMA = (
+    "your rms_norm was given the centred tokens but not gamma: give gamma to rms_norm, as the exercise asks, rather"
+    " than scaling its result"
+)
+
+
+def not_given(rms_norm, received: list, x, gamma) -> str | None:
+    """What the calls of ``rms_norm`` lacked, if anything: the centred tokens as their ``x`` (in one call, or a part
+    in each, in order), or the case's ``gamma`` as theirs."""
     x = np.asarray(x, dtype=float)
     centred, gamma = x - x.mean(axis=-1, keepdims=True), np.asarray(gamma, dtype=float)
-    parts = []
+    parts, gains = [], True
     try:
         names = list(inspect.signature(rms_norm).parameters)[:2]
     except (TypeError, ValueError):
         names = []
     for args, kwargs in received:
         values = list(args[:2]) + [kwargs[name] for name in names[len(args) :] if name in kwargs]
-        if len(values) < 2:
-            return False
         try:
-            tokens, scale = np.asarray(values[0], dtype=float), np.asarray(values[1], dtype=float)
-            if not np.allclose(scale, np.broadcast_to(gamma, scale.shape), rtol=1e-12, atol=0):
-                return False
-        except (TypeError, ValueError):
-            return False
-        parts.append(tokens.reshape(-1))
-    if not parts:
-        return False
-    joined = np.concatenate(parts)
-    return joined.shape == centred.reshape(-1).shape and np.allclose(joined, centred.reshape(-1), rtol=1e-9, atol=1e-12)
+            parts.append(np.asarray(values[0], dtype=float).reshape(-1))
+            scale = np.asarray(values[1], dtype=float) if len(values) > 1 else None
+            gains = gains and scale is not None and np.allclose(scale, np.broadcast_to(gamma, scale.shape), 1e-12, 0)
+        except (IndexError, TypeError, ValueError):
+            return CENTRED
+    joined = np.concatenate(parts) if parts else np.zeros(0)
+    tokens = joined.shape == centred.reshape(-1).shape and np.allclose(joined, centred.reshape(-1), 1e-9, 1e-12)
+    return CENTRED if not tokens else None if gains else GAMMA
 
 
 DOUBLED = "transformer_math.labs.depth_rmsnorm_rope.with_doubled_rms_norm.<locals>.doubled"

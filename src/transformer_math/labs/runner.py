@@ -95,6 +95,8 @@ def plain(value):
         return value
     if isinstance(value, (list, tuple)):
         return (tuple if isinstance(value, tuple) else list)(plain(part) for part in value)
+    if isinstance(value, (set, frozenset)):  # a set stays one (its members read here), so a check can name it
+        return (frozenset if isinstance(value, frozenset) else set)(value)
     if isinstance(value, dict):
         return {key: plain(part) for key, part in value.items()}
     if isinstance(value, np.ndarray):
@@ -306,16 +308,27 @@ def richness(case: Case) -> int:
 
 @dataclass(frozen=True)
 class Choice:
-    """A prediction, written down before the run: any of ``choices`` is a right answer here."""
+    """A prediction, written down before the run: any of ``choices`` is a right answer here. With ``keys``, one
+    prediction for each, in a dict (the cell after it reads them by key)."""
 
     choices: tuple[str, ...]
+    keys: tuple[str, ...] = ()
 
     def run(self, name: str, value) -> tuple[str, list[str]]:
-        values = list(value.values()) if isinstance(value, dict) else [value]
+        offered = ", ".join(repr(c) for c in self.choices)
+        if self.keys:
+            shape = "{" + ", ".join(f"{key!r}: ..." for key in self.keys) + "}"
+            if not isinstance(value, dict) or set(value) != set(self.keys):
+                what = f"a dict with the keys {', '.join(map(repr, value))}" if isinstance(value, dict) else None
+                said = what or f"a {type(value).__name__}"
+                return "Wrong", [f"{name} should be a dict, {shape}, each one of {offered}; it is {said}"]
+            values = [value[key] for key in self.keys]
+        else:
+            values = [value]
         if any(v is Ellipsis for v in values):
             return "Not yet", ["write your prediction in place of the ..."]
         if not all(isinstance(v, str) and v.strip().lower() in self.choices for v in values):
-            return "Wrong", [f"write one of {', '.join(repr(c) for c in self.choices)}"]
+            return "Wrong", [f"write one of {offered}" + (" for each" if self.keys else "")]
         return "Correct", ["recorded; the next cell tests it"]
 
 

@@ -279,3 +279,9 @@ RIGHT += [
         IT + "    return seqs[:, :-1], np.roll(seqs, -1, axis=1)[:, :-1]",
     ),
 ]
+
+# One word where a prediction for each change is asked: the cell after it reads the two by key.
+MISTAKES += [
+    mistake("prediction", "one word for both", 'prediction = "reverses"'),
+    mistake("prediction", "one of the two left out", 'prediction = {"one head": "reverses"}'),
+]
