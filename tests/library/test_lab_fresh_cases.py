@@ -52,6 +52,11 @@ NAIVE = {
             "    return e / e.sum(-1, keepdims=True)",
             ("float32",),
         ),
+        (
+            "def softmax(x):\n    x = np.asarray(x, dtype=float).astype(np.float32)\n"
+            "    e = np.exp(x - x.max(-1, keepdims=True))\n    return e / e.sum(-1, keepdims=True)",
+            ("near 100000",),
+        ),
     ],
     ("softmax", "softmax_with_temperature"): [
         (
@@ -69,7 +74,15 @@ NAIVE = {
             "    W = W if mask is None else W * np.asarray(mask, dtype=bool)\n"
             "    return W / W.sum(-1, keepdims=True) @ V",
             ("past 700",),
-        )
+        ),
+        (
+            "def attention(Q, K, V, mask=None):\n"
+            "    Q, K, V = (np.asarray(a, dtype=np.float32) for a in (Q, K, V))\n"
+            "    S = Q @ np.swapaxes(K, -1, -2) / np.float32(np.sqrt(Q.shape[-1]))\n"
+            "    S = S if mask is None else np.where(mask, S, -np.inf)\n"
+            "    return softmax(S) @ V",
+            ("near 5000",),
+        ),
     ],
     ("cross-entropy", "cross_entropy"): [
         (
@@ -353,4 +366,4 @@ def test_the_hard_cases_are_drawn_anew_at_every_run_and_the_others_stay(monkeypa
     out = io.StringIO()
     with contextlib.redirect_stdout(out), np.errstate(all="ignore"):
         softmax_lab.check("softmax", from_the_table)
-    assert out.getvalue().startswith("Wrong: softmax - case 2 of 12"), out.getvalue()
+    assert out.getvalue().startswith("Wrong: softmax - case 2 of 13"), out.getvalue()

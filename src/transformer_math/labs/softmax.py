@@ -13,7 +13,7 @@ Example
 -------
 >>> from transformer_math.labs.softmax import check
 >>> check("softmax", lambda x: x)      # the scores themselves are no distribution
-Wrong: softmax - case 1 of 12: x = [2.5, 1.2, 0.3, 3.1] (a list)
+Wrong: softmax - case 1 of 13: x = [2.5, 1.2, 0.3, 3.1] (a list)
   the largest error is 2.5e+00, at index [3] (tolerance 1e-06)
   the rows of your result sum to 7.100000
 """
@@ -49,6 +49,11 @@ def softmax_cases(rng: np.random.Generator) -> list[Case]:
         Case((apart,), about="rows far apart", fresh=True),
         Case((rng.normal(size=(2, 3, 4)) * 5,), about="a batch of rows"),
         Case((large.astype(np.float32),), about="float32: e^89 is already inf", fresh=True),
+        Case(
+            (1e5 + rng.uniform(0, 4, size=(2, 4)),),
+            about="scores near 100000, a few apart: rounded to float32 they move by up to 0.004",
+            fresh=True,
+        ),
         Case((np.full(int(rng.integers(3, 7)), 2.5),), about="all equal"),
         Case((np.array([3.0]),), about="one score"),
         Case(([1, 2, 3],), about="integers"),
