@@ -143,8 +143,15 @@ def _library() -> dict[bytes, str]:
 @functools.cache
 def _library_operations() -> list[tuple[str, tuple[str, ...], Counter]]:
     """The operations of every library function of ``SIMILAR`` operations or more, with their counts."""
-    found = [(name, _operations(code)) for name, code in _library_codes()]
+    found = [(name, _operations(code)) for name, code in _library_codes() if _size(code) >= SIMILAR]  # no fewer
     return [(name, operations, Counter(operations)) for name, operations in found if len(operations) >= SIMILAR]
+
+
+def warm() -> None:
+    """Build what every check reads (the library's fingerprints) now, once: a process that forks after this, as
+    the lab tests' runner does, leaves each child nothing to build."""
+    _library()
+    _library_operations()
 
 
 LOADED = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF", "DELETE_FAST"})
