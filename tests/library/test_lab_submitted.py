@@ -216,6 +216,8 @@ def test_a_scalar_near_a_round_number_is_shown_with_the_digits_that_tell_it_apar
     assert describe_value("beta1", 1 - 1e-9) == "beta1 = 0.999999999"
     assert describe_value("beta1", 0.9) == "beta1 = 0.9"
     assert describe_value("lr", 0.0123456) == "lr = 0.01235"
+    assert describe_value("x", (1002.57, 1000.0, 1001.5)) == "x = [1002.57, 1000.0, 1001.5]"
+    assert describe_value("t", 1234.0) == "t = 1234"
 
 
 def test_an_integer_wider_than_64_bits_is_extra_precision():

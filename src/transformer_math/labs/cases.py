@@ -78,11 +78,16 @@ def _number(value: float) -> str:
 
 def scalar(value: float) -> str:
     """A float to 4 significant digits, or to 12 where those would show a round number it is not
-    (``0.999999999``, not ``1``)."""
+    (``0.999999999``, not ``1``), or to as many as its fraction needs where they would show a whole number
+    (``1002.57``, not ``1003``)."""
     text = f"{value:.4g}"
     digits = len(text.split("e")[0].replace("-", "").replace(".", "").strip("0"))
     if digits <= 2 and np.isfinite(value) and float(text) != value:
         text = f"{value:.12g}"
+    for precision in (6, 9, 12):  # a number past 1000 whose fraction the 4 digits drop
+        if any(c in text for c in ".ein") or float(text) == value:
+            break
+        text = f"{value:.{precision}g}"
     return text
 
 
