@@ -207,10 +207,10 @@ class FunctionCheck:
         return "Correct", [f"{len(cases)} hidden cases"]
 
     def this_run(self, name: str, fixed: list[Case]) -> list[Case]:
-        """The cases of this run, drawn from fresh randomness where they are not ``fixed``: each case marked
-        ``fresh`` (one a naive answer fails: an overflow, eps, a large loss, a wide case) drawn anew in its
-        place, and one case more, one of the others that the generator makes differently from the fixed ones
-        (drawn again, a few times, if it made none)."""
+        """The cases of this run: the ``fixed`` ones, but each marked ``fresh`` (one a naive answer fails: an
+        overflow, eps, a large loss, a wide case) drawn anew in its place from fresh randomness, and one case more
+        drawn anew, one of the others that the generator makes differently from the fixed ones (drawn again, a
+        few times, if it made none)."""
         object.__setattr__(self, "runs", self.runs + 1)  # frozen against edits; this count is its own
         rng = fresh_generator(name, self.runs)
         drawn = self.cases(rng)
@@ -316,11 +316,12 @@ class Choice:
 
     def run(self, name: str, value) -> tuple[str, list[str]]:
         offered = ", ".join(repr(c) for c in self.choices)
-        if self.keys:
+        if self.keys and value is not Ellipsis:
             shape = "{" + ", ".join(f"{key!r}: ..." for key in self.keys) + "}"
             if not isinstance(value, dict) or set(value) != set(self.keys):
-                what = f"a dict with the keys {', '.join(map(repr, value))}" if isinstance(value, dict) else None
-                said = what or f"a {type(value).__name__}"
+                keys = ", ".join(map(repr, value)) if isinstance(value, dict) else ""
+                said = f"a dict with the keys {keys}" if keys else "an empty dict" if isinstance(value, dict) else None
+                said = said or f"a {type(value).__name__}"
                 return "Wrong", [f"{name} should be a dict, {shape}, each one of {offered}; it is {said}"]
             values = [value[key] for key in self.keys]
         else:
