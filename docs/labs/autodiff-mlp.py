@@ -214,6 +214,7 @@ check("mul", Value)
 # `_backward` already has: the rule needs `t` and `out.grad`, nothing more. The check runs your rule with
 # `tanh`, `cosh`, `exp` and complex numbers refused to it, so that the derivative cannot be measured instead;
 # a closed form in $e^z$ (the quotient rule's $4/(e^z + e^{-z})^2$) is refused too: write the rule in `t`.
+# It also runs your rule again with `t` set to another number, which a rule written in `t` follows.
 
 
 # %% tags=["exercise"]

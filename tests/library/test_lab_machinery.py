@@ -378,12 +378,23 @@ def test_a_number_by_hand_is_checked_against_its_hash_with_one_unit_either_side(
     ]
 
 
-def test_a_prediction_takes_any_offered_answer(capsys):
+def test_a_prediction_takes_any_offered_answer_in_the_form_asked(capsys):
     check = Checks("demo", {"prediction": Choice(("grows", "stays"))})
-    for value in ("grows", " Stays ", "maybe", ..., {"a": "grows", "b": "stays"}, {"a": "grows", "b": ...}):
+    for value in ("grows", " Stays ", "maybe", ..., {"a": "grows"}):
         check("prediction", value)
     verdicts = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
-    assert verdicts == ["Correct", "Correct", "Wrong", "Not yet", "Correct", "Not yet"]
+    assert verdicts == ["Correct", "Correct", "Wrong", "Not yet", "Wrong"]
+    pair = Checks("demo", {"prediction": Choice(("grows", "stays"), keys=("a", "b"))})
+    for value in ({"a": "grows", "b": "stays"}, {"a": "grows", "b": ...}, ..., {"a": "grows", "b": "maybe"}):
+        pair("prediction", value)
+    verdicts = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
+    assert verdicts == ["Correct", "Not yet", "Not yet", "Wrong"]
+    for value, said in (("grows", "it is a str"), ({"a": "grows"}, "it is a dict with the keys 'a'")):
+        pair("prediction", value)
+        assert capsys.readouterr().out == (
+            "Wrong: prediction - prediction should be a dict, {'a': ..., 'b': ...}, each one of 'grows', 'stays';"
+            f" {said}\n"
+        )
 
 
 def test_guarded_restores_a_profile_that_was_there():

@@ -216,6 +216,8 @@ def test_a_scalar_near_a_round_number_is_shown_with_the_digits_that_tell_it_apar
     assert describe_value("beta1", 1 - 1e-9) == "beta1 = 0.999999999"
     assert describe_value("beta1", 0.9) == "beta1 = 0.9"
     assert describe_value("lr", 0.0123456) == "lr = 0.01235"
+    assert describe_value("x", (1002.57, 1000.0, 1001.5)) == "x = [1002.57, 1000.0, 1001.5]"
+    assert describe_value("t", 1234.0) == "t = 1234"
 
 
 def test_an_integer_wider_than_64_bits_is_extra_precision():
@@ -281,3 +283,31 @@ def test_a_tiny_body_or_a_comprehension_that_matches_the_librarys_is_never_refus
     mean = compiled("def mean(x):\n    return x.mean(axis=-1)\n", "<cell>", learners_namespace(), "mean")
     assert copy_in(mean) is None
     assert copy_in(loops) is None  # honest code of some size
+
+
+def edited(source: str, *edits: tuple[str, str]) -> str:
+    """``source`` with a statement that does nothing put first in its body, then ``edits`` (old, new) made."""
+    source = re.sub(r'("""\n)', r"\1    _unused = 0\n", source, count=1)
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
+def test_a_copy_with_a_dead_line_a_keyword_dropped_or_np_renamed_is_still_a_copy():
+    source = inspect.getsource(library_softmax._softmax)
+    copies = {
+        "a dead line, every name changed": edited(
+            source, ("_softmax", "mine"), ("temperature", "tau"), ("lost", "gone"), ("out", "buf")
+        ),
+        "a keyword dropped": edited(source, ("_softmax", "mine"), (", dtype=summing(out.dtype)", "")),
+        "np renamed": edited(source, ("_softmax", "mine"), ("np.", "numpy.")),
+    }
+    for about, text in copies.items():
+        namespace = learners_namespace(numpy=np, summing=library_softmax.summing)
+        assert copy_of(compiled(text, "<cell>", namespace, "mine").__code__) == "transformer_math.softmax._softmax", (
+            about
+        )
+    reference = edited(inspect.getsource(backward_passes._attention_backward), ("_attention_backward", "mine"))
+    code = compiled(reference, "<cell>", learners_namespace(), "mine").__code__
+    assert copy_of(code) == "transformer_math.labs.backward_passes._attention_backward"

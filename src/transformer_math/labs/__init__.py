@@ -12,7 +12,7 @@ call, beginning ``Correct``, ``Wrong`` or ``Not yet``:
 ...     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
 ...     return e / np.sum(e, axis=-1, keepdims=True)
 >>> check("softmax", softmax)
-Correct: softmax - 12 hidden cases
+Correct: softmax - 13 hidden cases
 
 The shared machinery: ``guard`` (the library refused while the learner's code runs),
 ``isolation`` (the function run alone: no worker thread or process of the notebook's), ``timing`` (a work

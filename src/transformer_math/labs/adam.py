@@ -1,9 +1,10 @@
 r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
 
 * ``m_after_steps`` -- the running average $m$ after $t$ steps of one constant gradient, in closed form: the
-  learner's code may run at most 200 Python steps a case, and one case has $t = 1000$, so a loop does not pass;
-  one has $t = 10^{12}$, so neither does a sum over an array of the steps, and one $\beta_1 = 1 - 10^{-9}$ with
-  $t = 10^{10}$, where a sum cut short at a length that fits in memory misses $m \approx g(1 - e^{-10})$.
+  learner's code may run at most 200 Python steps a case, and one case has $t$ in the thousands, so a loop does
+  not pass; one has $t$ near $10^{12}$, so neither does a sum over an array of the steps, and one
+  $\beta_1 \approx 1 - 10^{-9}$ with $t \approx 10^{10}$, where a sum cut short at a length that fits in memory
+  misses $m \approx g(1 - e^{-t(1 - \beta_1)})$. These three are drawn anew at every run.
 * ``unbias`` -- the bias correction, derived from that closed form: $m / (1 - \beta^t)$, for betas from 0 to
   0.999 and steps from 1 to 5000.
 * ``adam_step`` -- one step of Adam from any state: steps 1, 2, 10 and 1000, gradients from $10^{-4}$ to
@@ -43,18 +44,28 @@ CLOSED_FORM_STEPS = 200  # Python steps a case: a closed form takes a few dozen,
 
 
 def m_cases(rng: np.random.Generator) -> list[Case]:
+    # The steps a loop or a sum over the steps cannot take, drawn anew at every run.
+    many = int(rng.integers(1000, 5000))
+    huge = int(rng.integers(10**11, 10**13))
+    near_one = float(10 ** -rng.uniform(8.5, 9.5))  # 1 - beta1, with t (1 - beta1) from 5 to 20: m near g
+    long = int(rng.uniform(5, 20) / near_one)
     return [
         Case((2.0, 0.9, 1)),
         Case((2.0, 0.9, 5)),
         Case((-0.5, 0.5, 3)),
         Case((rng.normal(size=4), 0.99, 30), about="a vector"),
         Case((1.5, 0.0, 4), about="beta1 = 0: no memory"),
-        Case((np.array([[1.0, -2.0], [0.5, 3.0]]), 0.9, 1000), about="t = 1000"),
+        Case((np.round(rng.normal(size=(2, 2)) * 2, 1), 0.9, many), about="t in the thousands", fresh=True),
         Case((3.0, 0.95, 12)),
-        Case((0.25, 0.9, 10**12), about="t = 10**12: a closed form does not grow with t, a sum over the steps does"),
         Case(
-            (1.5, 1 - 1e-9, 10**10),
-            about="beta1 = 1 - 1e-9, t = 10**10: m is near g (1 - e^-10), which a sum cut short misses",
+            (round(float(rng.uniform(0.1, 3)), 2), 0.9, huge),
+            about="t near 10**12: a closed form does not grow with t, a sum over the steps does",
+            fresh=True,
+        ),
+        Case(
+            (round(float(rng.uniform(0.5, 3)), 2), 1 - near_one, long),
+            about="beta1 = 1 - 1e-9 or so, t of 1e10 or so: m is near g, which a sum cut short misses",
+            fresh=True,
         ),
     ]
 

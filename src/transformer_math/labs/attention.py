@@ -7,7 +7,8 @@ r"""The checks of the lab "Attention by hand" (``docs/labs/attention.py``).
   is -1 and -2).
 * ``attention`` -- $\operatorname{softmax}(QK^\top / \sqrt{d_k})\, V$ with a mask, on hidden cases: as many or
   fewer queries than keys, $d_k \ne d_v$, $d_k$ from 1 to 8, no mask, the causal mask and scattered masks,
-  batches and heads in front, scores past 700, lists, float32.
+  batches and heads in front, scores past 700 and scores near 5000 a few apart, which float32 cannot hold
+  finely enough (both drawn anew at every run), lists, float32.
 * ``prediction`` -- what the first token's output is under the causal mask.
 * ``multi_head_attention`` -- $h$ causal heads of width $d/h$, side by side, times $W_O$: $h = 1, 2, 4$, widths 4
   to 12, one sequence or a batch.
@@ -75,10 +76,30 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
         Case((*qkv(3, 3, 1, 3), None), about="d_k = 1"),
         Case((*qkv(4, 4, 4, 4, lead=(2,)), reference_mask(4)), about="a batch of 2"),
         Case((*qkv(5, 5, 2, 3, lead=(2, 3)), reference_mask(5)), about="a batch of 2, 3 heads each"),
-        Case((*qkv(4, 4, 6, 2, scale=40.0), reference_mask(4)), about="scores past 700: e^710 is inf"),
+        Case(overflowing(rng), about="scores past 700: e^710 is inf", fresh=True),
+        Case(close_and_large(rng), about="scores near 5000, a few apart: float32 moves them by about 1e-3", fresh=True),
         Case(tuple(a.tolist() for a in qkv(2, 3, 2, 2)) + (scattered_mask(rng, 2, 3).tolist(),), about="lists"),
         Case((*(a.astype(np.float32) for a in qkv(4, 4, 4, 3)), reference_mask(4)), about="float32", tol=1e-5),
     ]
+
+
+def overflowing(rng: np.random.Generator) -> tuple:
+    """Q, K, V and the causal mask of 4 tokens, with scores of about a thousand, at least one that a query sees
+    past 750: e^x of it is inf, as is the sum of its row (drawn again until one is)."""
+    mask = reference_mask(4)
+    while True:
+        Q, K, V = rng.normal(size=(4, 6)) * 40, rng.normal(size=(4, 6)) * 40, rng.normal(size=(4, 2))
+        if np.max(np.where(mask, Q @ K.T / np.sqrt(6), -np.inf)) > 750:
+            return Q, K, V, mask
+
+
+def close_and_large(rng: np.random.Generator) -> tuple:
+    """Q, K and V of 4 tokens whose queries and keys share one long direction: the scores are near 5000 and differ
+    by a few, so that every weight counts, and Q and K rounded to float32 move them by about 1e-3."""
+    shared = rng.normal(size=4)
+    shared *= np.sqrt(2 * 5000) / np.linalg.norm(shared)  # |shared|^2 / sqrt(4) = 5000
+    Q, K = (shared + 0.02 * rng.normal(size=(4, 4)) for _ in range(2))
+    return Q, K, rng.normal(size=(4, 3)), None
 
 
 def multi_head_cases(rng: np.random.Generator) -> list[Case]:

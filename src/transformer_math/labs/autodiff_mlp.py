@@ -13,9 +13,11 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
   step grows with the factor is exact in exact arithmetic and errs by about one rounding in float64: no
   tolerance tells it from the rule (``docs/labs/index.md`` says so). ``tanh``'s tolerance is 1e-14 (and 1e-14
   of the value): ``(1 - t**2) * out.grad`` errs by 4e-16 at most, a central difference by about 1e-11, and a
-  difference refined by Richardson extrapolation can come within the tolerance, which is why the rule may not
-  evaluate tanh again by any route; both run as a backward pass's check does (``guarded(derived=True)``), so
-  no difference is taken in more digits.
+  difference refined by Richardson extrapolation comes within the tolerance (of tanh rebuilt from ``+``, ``*``
+  and ``/``, or of ``math.tanh`` in the forward pass, the slope kept). So each tanh rule is also run alone with
+  its t (``out.data``, and the number the rule closes over) set to another number: a rule written in t gives
+  ``1 - t**2`` of that t, a slope measured from the input does not. Both run as a backward pass's check does
+  (``guarded(derived=True)``), so no difference is taken in more digits.
 * ``sgd_step`` -- the parameters moved in place, on lists and tuples of values.
 * ``prediction`` -- whether six tanh units can separate the four quarters of the toy problem.
 
@@ -40,6 +42,8 @@ Wrong: topological_order - case 2 of 8: root = Value(c) (c = a + b)
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -176,7 +180,8 @@ TANH_EXPRESSIONS = {
 
 def expression_cases(expressions: dict, large: bool = False):
     """One case per expression; with ``large``, two more where one factor is near 1e17: there ``a + h`` rounds
-    to ``a`` for any fixed small step h, so a finite difference of the product measures 0."""
+    to ``a`` for any fixed small step h, so a finite difference of the product measures 0; and one with a factor
+    0 (these three drawn anew at every run)."""
 
     def cases(rng: np.random.Generator) -> list[Case]:
         found = []
@@ -191,10 +196,10 @@ def expression_cases(expressions: dict, large: bool = False):
                 seed = round(float(rng.choice([1.0, 2.5, -0.7])), 2)
                 name = "ab"[k]
                 about = f"a * b with {name} near 1e17 ({name} + h rounds to {name}), upstream gradient {seed}"
-                found.append(Case((EXPRESSIONS["a * b"], inputs, seed), about=about))
+                found.append(Case((EXPRESSIONS["a * b"], inputs, seed), about=about, fresh=True))
             inputs = [0.0, *(round(float(v), 3) for v in rng.uniform(0.5, 1.5, size=2))]
             about = "a * b with a = 0"
-            found.append(Case((EXPRESSIONS["a * b"], inputs, 1.0), about=about))
+            found.append(Case((EXPRESSIONS["a * b"], inputs, 1.0), about=about, fresh=True))
         return found
 
     return cases
@@ -242,6 +247,81 @@ def gradients(value_class, expression, inputs, seed):
     return [float(v.grad) for v in values]
 
 
+def tanh_gradients(value_class, expression, inputs, seed):
+    """``gradients``, and what each tanh rule of the graph gives when run again with its ``t`` (``out.data``, and
+    the number the rule closes over) set to another number: a rule written in t follows it; a derivative measured
+    from the input (tanh rebuilt from ``+``, ``*`` and ``/``, differences refined by Richardson, a table) does not."""
+    values = [value_class(v) for v in inputs]
+    output = expression(*values)
+    if unwritten_rule(output):
+        raise Verdict("Not yet", "a backward rule (_backward) still holds its ...: write its body")
+    with names_refused(MEASURING, DERIVE):
+        run_backward(output, seed)
+        found = [float(v.grad) for v in values]
+        rules = [rule_at_another_t(v) for v in tanh_values(output)]
+    return {"gradients": found, "rules": rules}
+
+
+def tanh_values(output) -> list:
+    """The values of the graph made by tanh: one parent, and ``data`` its tanh."""
+    found, seen, stack = [], set(), [output]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        parents = list({id(p): p for p in v.parents}.values())
+        if len(parents) == 1 and abs(v.data - math.tanh(parents[0].data)) <= 1e-12:
+            found.append(v)
+        stack.extend(v.parents)
+    return found
+
+
+def rule_at_another_t(v, upstream: float = 1.5) -> tuple[float, float, float]:
+    """``v``'s rule run alone with its t set to another number: that t, the upstream gradient, and what the parent's
+    gradient gained. Everything it changed is put back."""
+    (parent,) = {id(p): p for p in v.parents}.values()
+    t, other = v.data, (0.0 if abs(v.data) > 0.5 else 0.9)  # 1 - t^2 differs by 0.25 at least
+    cells = [c for c in getattr(v._backward, "__closure__", None) or () if _same_number(c, t)]
+    saved = v.grad, parent.grad
+    try:
+        v.data, v.grad, parent.grad = other, upstream, 0.0
+        for cell in cells:
+            cell.cell_contents = other
+        v._backward()
+        gained = float(parent.grad)
+    finally:
+        v.data, (v.grad, parent.grad) = t, saved
+        for cell in cells:
+            cell.cell_contents = t
+    return other, upstream, gained
+
+
+def _same_number(cell, t: float) -> bool:
+    try:
+        value = cell.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return isinstance(value, (float, np.floating)) and value == t
+
+
+FOLLOW_T = (
+    "run again with t (out.data, and the t your rule reads) set to another number, your rule gave the same "
+    "gradient: it measures the slope at the input instead of writing it in t. Derive it, and write it with t"
+)
+
+
+def compare_tanh(got, expected, tol: float) -> list[str] | None:
+    """The gradients, then each tanh rule at another t: a rule in t follows it."""
+    lines = compare(np.array(got["gradients"], dtype=float), np.array(expected, dtype=float), tol=tol, rtol=tol)
+    if lines:
+        return lines
+    for other, upstream, gained in got["rules"]:
+        if abs(gained - (1 - other**2) * upstream) > 1e-12:
+            return [FOLLOW_T]
+    return None
+
+
 def reference_gradients(expression, inputs, seed):
     values = [ReferenceValue(v) for v in inputs]
     output = expression(*values)
@@ -282,10 +362,14 @@ def reference_step(params, lr):
     return [p.data - lr * p.grad for p in params]
 
 
-def value_class_call(value_class, expression, inputs, seed):
+def value_class_call(value_class, expression, inputs, seed, run=gradients):
     if not isinstance(value_class, type):
         raise Verdict("Wrong", f"check the class Value, with your rule set on it; got a {type(value_class).__name__}")
-    return gradients(value_class, expression, inputs, seed)
+    return run(value_class, expression, inputs, seed)
+
+
+def tanh_call(value_class, expression, inputs, seed):
+    return value_class_call(value_class, expression, inputs, seed, run=tanh_gradients)
 
 
 check = Checks(
@@ -309,7 +393,8 @@ check = Checks(
             tol=1e-14,
             rtol=1e-14,  # the rule errs by 4e-16 at most, a central difference by about 1e-11
             own=OWN,
-            call=value_class_call,
+            call=tanh_call,
+            compare_with=compare_tanh,
             derived=True,  # and none in more digits: no Decimal, Fraction or complex step
         ),
         "sgd_step": FunctionCheck(

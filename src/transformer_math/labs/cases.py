@@ -4,9 +4,11 @@ A ``Case`` is the arguments one call of the learner's function gets, and a short
 a failed check ("x of shape (2, 5), float32, from -1000 to 1000"). A check draws its cases from
 ``generator``, seeded by the check's name, so that the same notebook gets the same cases on every run (a
 failure can be reproduced) while the sizes and values vary from case to case: neither a table of answers nor a
-size written into the code passes them all. One case more is drawn at each run from ``fresh_generator``, seeded
-by the operating system's randomness (``os.urandom``), so that no table of answers made before the run, from
-earlier runs or from the checks' own code, holds it. The lab tests pin that seed through the environment
+size written into the code passes them all. The cases a naive answer fails (``Case.fresh``: an overflow, an
+epsilon that matters, a large loss, a wide case), and one case more, are drawn at each run from
+``fresh_generator``, seeded by the operating system's randomness (``os.urandom``), so that no table of answers
+made before the run, from earlier runs or from the checks' own code, holds them: a table of the others with a
+naive answer behind it fails. The lab tests pin that seed through the environment
 variable ``PIN`` names, set before the checks are imported, so that their runs repeat.
 
 ``snapshot`` and ``changed`` tell whether the learner's function changed its inputs.
@@ -61,6 +63,7 @@ class Case:
     about: str = ""  # a note for the description, such as "a list" or "the causal mask"
     tol: float | None = None  # this case's tolerance, if not the check's (float32 inputs)
     time_limit: TimeLimit | None = None  # a wide case's work budget: a closed form passes, a measurement does not
+    fresh: bool = False  # one a naive answer fails (an overflow, eps, a large loss): drawn anew at every run
 
     def describe(self, names: list[str]) -> str:
         parts = [describe_value(name, value) for name, value in zip(names, self.args)]
@@ -75,11 +78,16 @@ def _number(value: float) -> str:
 
 def scalar(value: float) -> str:
     """A float to 4 significant digits, or to 12 where those would show a round number it is not
-    (``0.999999999``, not ``1``)."""
+    (``0.999999999``, not ``1``), or to as many as its fraction needs where they would show a whole number
+    (``1002.57``, not ``1003``)."""
     text = f"{value:.4g}"
     digits = len(text.split("e")[0].replace("-", "").replace(".", "").strip("0"))
     if digits <= 2 and np.isfinite(value) and float(text) != value:
         text = f"{value:.12g}"
+    for precision in (6, 9, 12):  # a number past 1000 whose fraction the 4 digits drop
+        if any(c in text for c in ".ein") or float(text) == value:
+            break
+        text = f"{value:.{precision}g}"
     return text
 
 

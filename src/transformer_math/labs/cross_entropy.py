@@ -4,9 +4,10 @@ r"""The checks of the lab "Cross entropy" (``docs/labs/cross-entropy.py``).
 * ``prediction`` -- whether one confident mistake among ten predictions dominates the mean loss.
 * ``cross_entropy`` -- $-\sum_i y_i \log \hat y_i$ along the last axis, averaged over the leading ones; a zero
   in $\hat y$ costs nothing where $y$ is zero and $+\infty$ where it is not. Hidden cases: one-hot and soft
-  targets, batches, zeros on both sides, lists, float32.
+  targets, batches, zeros on both sides (drawn anew at every run), lists, float32.
 * ``cross_entropy_from_logits`` -- the same loss from logits and integer targets, finite for any finite
-  logits: spreads up to 2000, rows 1600 apart from each other, one position or a batch of sequences.
+  logits: spreads up to 2400, rows 1600 to 2400 apart from each other (drawn anew at every run), one position or
+  a batch of sequences.
 
 The references are the library's ``cross_entropy`` and
 ``cross_entropy_from_logits``.
@@ -17,7 +18,8 @@ Example
 >>> from transformer_math.labs.cross_entropy import check
 >>> with np.errstate(over="ignore"):
 ...     check("cross_entropy_from_logits", lambda z, t: float(np.log(np.sum(np.exp(z))) - np.asarray(z)[t]))
-Wrong: cross_entropy_from_logits - case 2 of 11: logits = [1000.0, 0.0, 0.0], targets = 1 (a list)
+...     # doctest: +ELLIPSIS
+Wrong: cross_entropy_from_logits - case 2 of 11: logits = [...], targets = ... (a list)
   it returned inf where the loss is finite
 """
 
@@ -51,30 +53,42 @@ def one_hot(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def cross_entropy_cases(rng: np.random.Generator) -> list[Case]:
-    certain = np.zeros(5)
-    certain[2] = 1.0
+    # The zeros that 0 log 0 turns to NaN, and a probability below what a clip keeps, drawn anew at every run.
+    n = int(rng.integers(3, 7))
+    target, other = (int(k) for k in rng.choice(n, size=2, replace=False))
+    zero_elsewhere = distributions(rng, (n,))
+    zero_elsewhere[other] = 0.0
+    zero_elsewhere /= zero_elsewhere.sum()
+    tiny = 10.0 ** -rng.uniform(18, 40)  # far below 1e-12 or 1e-15, where a clip would stop it
     return [
         Case(([0, 1, 0], [0.1, 0.8, 0.1]), about="lists"),
         Case((one_hot(rng, (4, 6)), distributions(rng, (4, 6))), about="a batch: the mean over the rows"),
         Case((distributions(rng, (3, 5)), distributions(rng, (3, 5))), about="soft targets"),
-        Case((np.array([1.0, 0.0, 0.0]), np.array([0.5, 0.0, 0.5])), about="a zero where the target is zero"),
+        Case((np.eye(n)[target], zero_elsewhere), about="a zero where the target is zero", fresh=True),
         Case((one_hot(rng, (2, 3, 4)), distributions(rng, (2, 3, 4), zeros=1)), about="a batch of sequences"),
-        Case((certain, certain.copy()), about="certain and right: 0"),
-        Case((np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0])), about="certain and wrong: +inf"),
-        Case((np.array([0.0, 1.0]), np.array([1 - 1e-20, 1e-20])), about="nearly certain and wrong"),
+        Case((np.eye(n)[other], np.eye(n)[other]), about="certain and right: 0", fresh=True),
+        Case((np.eye(n)[target], np.eye(n)[other]), about="certain and wrong: +inf", fresh=True),
+        Case((np.eye(2)[1], np.array([1 - tiny, tiny])), about="nearly certain and wrong", fresh=True),
         Case(tuple(a.astype(np.float32) for a in (one_hot(rng, (3, 4)), distributions(rng, (3, 4)))), tol=1e-5),
     ]
 
 
 def logits_cases(rng: np.random.Generator) -> list[Case]:
+    # The logits whose e^z overflows, and targets far below the largest (whose softmax underflows to 0), drawn
+    # anew at every run.
+    big = np.round(rng.uniform(800, 1200, size=4), 1)
+    small = np.round(rng.uniform(-5, 5, size=4), 1)
+    first = [float(big[0]), float(small[0]), float(small[1])]
+    spreads = np.array([[small[2], -big[1], big[2]], [5.0, 5.0, 5.0]])
+    apart = np.array([[big[3], 0.0, 10.0], [-big[3], -big[3] + 10, -big[3] - 5]])
     return [
         Case(([2.0, 1.0, 0.1], 0), about="a list, one position"),
-        Case(([1000.0, 0.0, 0.0], 1), about="a list"),
-        Case((np.array([-1000.0, 0.0, 1000.0]), np.int64(2))),
+        Case((first, int(rng.integers(1, 3))), about="a list", fresh=True),
+        Case((np.array([-big[1], small[3], big[1]]), np.int64(2)), about="a spread of about 2000", fresh=True),
         Case((rng.normal(size=(4, 7)) * 3, rng.integers(0, 7, size=4)), about="the mean over the positions"),
         Case((rng.normal(size=(2, 5, 6)) * 2, rng.integers(0, 6, size=(2, 5))), about="a batch of sequences"),
-        Case((np.array([[0.0, -800.0, 700.0], [5.0, 5.0, 5.0]]), np.array([1, 0])), about="spreads of 1500 and 0"),
-        Case((np.array([[800.0, 0.0, 10.0], [-800.0, -790.0, -805.0]]), np.array([2, 1])), about="rows 1600 apart"),
+        Case((spreads, np.array([1, 0])), about="spreads of 1600 to 2400 and 0", fresh=True),
+        Case((apart, np.array([2, 1])), about="rows 1600 to 2400 apart", fresh=True),
         Case(((rng.normal(size=(3, 5)) * 30).astype(np.float32), rng.integers(0, 5, size=3)), tol=1e-4),
         Case((rng.normal(size=(1, 9)), [4]), about="targets as a list"),
         Case((np.zeros(50), 17), about="the uniform guess: ln 50"),

@@ -4,14 +4,15 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
 * ``stream_sizes`` -- the root mean square of the stream before the first block and after each one, for
   models of 1 to 12 blocks, one sequence or a batch.
 * ``rms_norm`` -- $\gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon}$ on every token: any shape,
-  tokens where $\varepsilon$ matters, another $\varepsilon$, float32.
+  tokens where $\varepsilon$ matters, another $\varepsilon$ (drawn anew at every run, as is each check's case
+  that a naive answer fails), float32.
 * ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
   must do the dividing: the guard counts its calls, and the function runs a second time with ``rms_norm``
   answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not),
-  and which records what ``rms_norm`` is given: the centred tokens and ``gamma`` (a LayerNorm computed beside it,
-  times ``rms_norm`` of ones, doubles too).
+  and which records what ``rms_norm`` is given: the centred tokens (a LayerNorm computed beside it, times
+  ``rms_norm`` of ones, doubles too), and ``gamma`` (its result scaled by gamma outside is named as such).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
-  heads in front, positions that are not $0, 1, \dots$, another base, float32.
+  heads in front, positions that are not $0, 1, \dots$ and another base (drawn anew at every run), float32.
 * ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
   (the head's own width, so turning the whole row before the split is wrong): 1 to 4 heads, one sequence, a
   batch, two leading axes, float32.
@@ -75,9 +76,9 @@ def rms_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=6) + 1, gamma(6)), about="one token"),
         Case((rng.normal(size=(4, 8)) * 3, gamma(8)), about="four tokens"),
         Case((rng.normal(size=(2, 3, 4)), gamma(4)), about="a batch"),
-        Case((rng.normal(size=(3, 8)) * 1e-3, gamma(8)), about="tokens of size 1e-3: eps matters"),
-        Case((np.zeros((1, 5)), gamma(5)), about="a token of zeros"),
-        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": 0.25}, about="eps = 0.25"),
+        Case((rng.normal(size=(3, 8)) * 1e-3, gamma(8)), about="tokens of size 1e-3: eps matters", fresh=True),
+        Case((np.zeros((int(rng.integers(1, 4)), 5)), gamma(5)), about="tokens of zeros", fresh=True),
+        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": another_eps(rng)}, about="another eps", fresh=True),
         Case((rng.normal(size=(2, 4)).tolist(), gamma(4).tolist()), about="lists"),
         Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)) * 5, gamma(8))), tol=1e-5),
     ]
@@ -91,9 +92,18 @@ def ln_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(4, 8)) + 2, gamma(8)), about="four tokens, mean near 2"),
         Case((rng.normal(size=5) - 7, gamma(5)), about="one token"),
         Case((rng.normal(size=(2, 3, 6)), gamma(6)), about="a batch"),
-        Case((rng.normal(size=(3, 4)) * 1e-3 + 5, gamma(4)), about="a spread of 1e-3 around 5: eps matters"),
-        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": 0.25}, about="eps = 0.25"),
+        Case(
+            (rng.normal(size=(3, 4)) * 1e-3 + rng.uniform(-9, 9), gamma(4)),
+            about="a spread of 1e-3 around a mean that is not 0: eps matters",
+            fresh=True,
+        ),
+        Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": another_eps(rng)}, about="another eps", fresh=True),
     ]
+
+
+def another_eps(rng: np.random.Generator) -> float:
+    """An epsilon far from the default, so that one left at the default shows."""
+    return round(float(rng.uniform(0.1, 1.0)), 2)
 
 
 def rope_cases(rng: np.random.Generator) -> list[Case]:
@@ -101,9 +111,18 @@ def rope_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(4, 4)), np.arange(4))),
         Case((rng.normal(size=(5, 2)), np.arange(5)), about="one pair"),
         Case((rng.normal(size=(2, 4, 8)), np.arange(4)), about="two heads"),
-        Case((rng.normal(size=(4, 4)), np.array([3, 7, 11, 20])), about="positions not 0, 1, 2, ..."),
-        Case((rng.normal(size=(3, 6)), np.arange(100, 103)), about="positions 100 to 102"),
-        Case((rng.normal(size=(3, 4)), np.arange(3)), {"base": 100.0}, about="base 100"),
+        Case(
+            (rng.normal(size=(4, 4)), np.sort(rng.choice(np.arange(1, 40), size=4, replace=False))),
+            about="positions not 0, 1, 2, ...",
+            fresh=True,
+        ),
+        Case((rng.normal(size=(3, 6)), np.arange(3) + rng.integers(50, 500)), about="positions past 50", fresh=True),
+        Case(
+            (rng.normal(size=(3, 4)), np.arange(3)),
+            {"base": float(rng.integers(20, 1000))},
+            about="another base",
+            fresh=True,
+        ),
         Case((rng.normal(size=(2, 4)).tolist(), [0, 5]), about="lists"),
         Case((rng.normal(size=(2, 3, 4)).astype(np.float32), np.arange(3)), tol=1e-5),
     ]
@@ -178,40 +197,43 @@ def with_doubled_rms_norm(function, x, gamma, **options):
         uses_it = False
     if not uses_it:
         raise Verdict("Wrong", "its result is not what your rms_norm returns: let rms_norm do the dividing")
-    if not given_the_centred_tokens(mine, received, x, gamma):
-        raise Verdict(
-            "Wrong",
-            "your rms_norm was not given the centred tokens and gamma: let rms_norm do the work (a LayerNorm of"
-            " your own, scaled by rms_norm of something else, is not it)",
-        )
+    missing = not_given(mine, received, x, gamma)
+    if missing:
+        raise Verdict("Wrong", missing)
     return result
 
 
-def given_the_centred_tokens(rms_norm, received: list, x, gamma) -> bool:
-    """Whether the calls of ``rms_norm`` had as their ``x`` the centred tokens (in one call, or a part in each,
-    in order) and as their ``gamma`` the case's."""
+CENTRED = (
+    "your rms_norm was not given the centred tokens: let rms_norm do the work (a LayerNorm of your own, scaled by"
+    " rms_norm of something else, is not it)"
+)
+GAMMA = (
+    "your rms_norm was given the centred tokens but not gamma: give gamma to rms_norm, as the exercise asks, rather"
+    " than scaling its result"
+)
+
+
+def not_given(rms_norm, received: list, x, gamma) -> str | None:
+    """What the calls of ``rms_norm`` lacked, if anything: the centred tokens as their ``x`` (in one call, or a part
+    in each, in order), or the case's ``gamma`` as theirs."""
     x = np.asarray(x, dtype=float)
     centred, gamma = x - x.mean(axis=-1, keepdims=True), np.asarray(gamma, dtype=float)
-    parts = []
+    parts, gains = [], True
     try:
         names = list(inspect.signature(rms_norm).parameters)[:2]
     except (TypeError, ValueError):
         names = []
     for args, kwargs in received:
         values = list(args[:2]) + [kwargs[name] for name in names[len(args) :] if name in kwargs]
-        if len(values) < 2:
-            return False
         try:
-            tokens, scale = np.asarray(values[0], dtype=float), np.asarray(values[1], dtype=float)
-            if not np.allclose(scale, np.broadcast_to(gamma, scale.shape), rtol=1e-12, atol=0):
-                return False
-        except (TypeError, ValueError):
-            return False
-        parts.append(tokens.reshape(-1))
-    if not parts:
-        return False
-    joined = np.concatenate(parts)
-    return joined.shape == centred.reshape(-1).shape and np.allclose(joined, centred.reshape(-1), rtol=1e-9, atol=1e-12)
+            parts.append(np.asarray(values[0], dtype=float).reshape(-1))
+            scale = np.asarray(values[1], dtype=float) if len(values) > 1 else None
+            gains = gains and scale is not None and np.allclose(scale, np.broadcast_to(gamma, scale.shape), 1e-12, 0)
+        except (IndexError, TypeError, ValueError):
+            return CENTRED
+    joined = np.concatenate(parts) if parts else np.zeros(0)
+    tokens = joined.shape == centred.reshape(-1).shape and np.allclose(joined, centred.reshape(-1), 1e-9, 1e-12)
+    return CENTRED if not tokens else None if gains else GAMMA
 
 
 DOUBLED = "transformer_math.labs.depth_rmsnorm_rope.with_doubled_rms_norm.<locals>.doubled"

@@ -25,7 +25,9 @@ SALT = b"transformer-math labs"
 
 
 def digest(name: str, text: str) -> str:
-    """The hash of an answer: slow on purpose (a table of every 4-decimal number takes hours, not seconds)."""
+    """The hash of an answer, slowed down a little: it keeps the answer out of sight, but a table of every
+    4-decimal number of a likely range (20,000 from 0 to 2) takes seconds. So does working the number out in the
+    cell; a check cannot tell either from the work done by hand (``docs/labs/index.md`` says so)."""
     return hashlib.pbkdf2_hmac("sha256", f"{name}={text}".encode(), SALT, 4000).hex()[:24]
 
 

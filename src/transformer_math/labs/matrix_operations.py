@@ -7,7 +7,8 @@ r"""The checks of the lab "Matrix operations" (``docs/labs/matrix-operations.py`
 * ``matmul`` -- the matrix product written with loops, run on arrays that refuse ``@``, ``np.matmul``,
   ``np.dot`` and ``np.einsum`` (``loops_only_array``), and whose entries count their multiplications: every
   $X_{ik}$ must meet every $Y_{kj}$, $n \cdot m \cdot p$ pairs of entries (a multiplication of anything else, or
-  of a plain copy, counts for nothing); entries that are integers and entries that are not (a result of integers
+  of a plain copy, counts for nothing), and no product may be longer than a row or a column (every row with every
+  column at once, flattened or not); entries that are integers and entries that are not (a result of integers
   would cut off their fractions).
 
 Example
@@ -66,29 +67,29 @@ def matmul_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
-def _vectorised(shape: tuple, m: int, entries: int) -> bool:
+def _vectorised(shape: tuple, n: int, m: int, p: int) -> bool:
     """A product of every row with every column at once: 3-D (``X[:, :, None] * Y[None]``), a 2-D outer product
-    with several rows and columns (``X[:, k:k+1] * Y[k:k+1, :]``, a rank-one update), or more entries than the
-    result has. A row times a column (``X[i] * Y[:, j]``) is 1-D."""
-    return len(shape) > 2 or (len(shape) == 2 and min(shape) > 1) or int(np.prod(shape)) > max(m, entries)
+    with several rows and columns (``X[:, k:k+1] * Y[k:k+1, :]``, a rank-one update), or 1-D and longer than any
+    row or column (the same update flattened by ``np.repeat`` and ``np.tile``). A row times a column
+    (``X[i] * Y[:, j]``) or a row scaled by one entry (``X[i][k] * Y[k]``) is 1-D, no longer than one of them."""
+    return len(shape) > 2 or (len(shape) == 2 and min(shape) > 1) or int(np.prod(shape)) > max(n, m, p)
 
 
 def enough_multiplications(result, case: Case, seen) -> list[str] | None:
     """A product written with loops multiplies every entry X[i, k] by every entry Y[k, j]: n m p pairs."""
     (n, m), p = np.shape(case.args[0]), np.shape(case.args[1])[1]
-    wide = max((s for s in seen.products if _vectorised(s, m, n * p)), key=lambda s: int(np.prod(s)), default=None)
+    wide = max((s for s in seen.products if _vectorised(s, n, m, p)), key=lambda s: int(np.prod(s)), default=None)
     if wide is not None:
         return [
             f"it multiplied arrays into a result of shape {tuple(wide)}: every row with every column at once is the"
             " product vectorised; loop over the rows i and the columns j, and multiply the entries yourself"
         ]
     if seen.multiplications < n * m * p:
-        count = seen.multiplications
         return [
-            f"the check counted {count} pair{'s' * (count != 1)} of entries of X and Y multiplied (with * or"
-            f" np.multiply; each pair once) for a {n} x {m} times {m} x {p} product, which multiplies {n * m * p}:"
-            " loop over the rows i and the columns j, and multiply X[i][k] by Y[k][j] for every k. A copy of"
-            " the entries that is no loops array (.view(np.ndarray)) leaves the count"
+            f"for a {n} x {m} times {m} x {p} product the check could follow {seen.multiplications} of the {n * m * p}"
+            " pairs X[i][k], Y[k][j] being multiplied (with * or np.multiply, each pair once; entries rearranged by"
+            " np.repeat, np.tile or the like, or copied into a plain array, it cannot follow): loop over the rows i"
+            " and the columns j, and multiply X[i][k] by Y[k][j] for every k"
         ]
     return None
 

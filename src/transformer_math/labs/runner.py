@@ -7,8 +7,9 @@ notebook calls it: ``check("softmax", softmax)``. Each kind of exercise has its 
   inside the guard (``guard``), checks that it left its inputs as they were, and
   compares its result with a reference computed afterwards, out of the learner's reach
   (``diagnose``). It stops at the first case that fails and says which. The cases
-  are the same at every run but the last, which is drawn anew from the operating system's randomness each
-  time the check runs: no table of answers made before the run holds it. The learner's result is turned into plain numbers inside
+  are the same at every run but the hard ones (``Case.fresh``: those a naive answer fails) and the last, which
+  are drawn anew from the operating system's randomness each time the check runs: no table of answers made
+  before the run holds them. The learner's result is turned into plain numbers inside
   the guard, so that an object computing its value later, out of the guard's sight, gains nothing.
 * ``HandNumber`` (``hand``) compares a number worked out by hand with a hash of the answer.
 * ``Choice`` records a prediction: any of the offered answers is right, if written before the run.
@@ -94,6 +95,8 @@ def plain(value):
         return value
     if isinstance(value, (list, tuple)):
         return (tuple if isinstance(value, tuple) else list)(plain(part) for part in value)
+    if isinstance(value, (set, frozenset)):  # a set stays one (its members read here), so a check can name it
+        return (frozenset if isinstance(value, frozenset) else set)(value)
     if isinstance(value, dict):
         return {key: plain(part) for key, part in value.items()}
     if isinstance(value, np.ndarray):
@@ -191,8 +194,7 @@ class FunctionCheck:
         refused = refusal(function, self.own)
         if refused:
             return "Wrong", [refused]
-        cases = self.cases(generator(name))
-        cases += self.fresh(name, cases)
+        cases = self.this_run(name, self.cases(generator(name)))
         for number, case in enumerate(cases, start=1):
             pristine, given = snapshot(case), snapshot(case)
             where = f"case {number} of {len(cases)}: {case.describe(list(self.names))}"
@@ -204,24 +206,28 @@ class FunctionCheck:
                 return "Wrong", [where, *verdict.lines]
         return "Correct", [f"{len(cases)} hidden cases"]
 
-    def fresh(self, name: str, cases: list[Case]) -> list[Case]:
-        """One case more, drawn from fresh randomness every time the check runs: one of the cases the generator
-        makes differently from the fixed ones (drawn again, a few times, if it made none)."""
+    def this_run(self, name: str, fixed: list[Case]) -> list[Case]:
+        """The cases of this run: the ``fixed`` ones, but each marked ``fresh`` (one a naive answer fails: an
+        overflow, eps, a large loss, a wide case) drawn anew in its place from fresh randomness, and one case more
+        drawn anew, one of the others that the generator makes differently from the fixed ones (drawn again, a
+        few times, if it made none)."""
         object.__setattr__(self, "runs", self.runs + 1)  # frozen against edits; this count is its own
         rng = fresh_generator(name, self.runs)
+        drawn = self.cases(rng)
+        cases = [new if old.fresh else old for old, new in zip(fixed, drawn, strict=True)]
         for _ in range(8):
             # never a wide case: it is there for its size, and the case drawn anew stays one of the varied ones
-            drawn = zip(self.cases(rng), cases)
-            others = [c for c, fixed in drawn if c.time_limit is None and different(c, fixed)]
+            others = [c for c, old in zip(drawn, fixed) if not c.fresh and c.time_limit is None and different(c, old)]
             if others:
                 break
+            drawn = self.cases(rng)
         else:
-            return []
+            return cases
         richest = max(map(richness, others))  # the most distinct numbers: the hardest to have met before
         candidates = [c for c in others if richness(c) == richest]
         case = candidates[int(rng.integers(len(candidates)))]
         case.about = f"{case.about}, drawn anew at this run" if case.about else "drawn anew at this run"
-        return [case]
+        return [*cases, case]
 
     def kept(self, case: Case) -> Case:
         """The arguments of ``case`` the function is not meant to change."""
@@ -302,16 +308,28 @@ def richness(case: Case) -> int:
 
 @dataclass(frozen=True)
 class Choice:
-    """A prediction, written down before the run: any of ``choices`` is a right answer here."""
+    """A prediction, written down before the run: any of ``choices`` is a right answer here. With ``keys``, one
+    prediction for each, in a dict (the cell after it reads them by key)."""
 
     choices: tuple[str, ...]
+    keys: tuple[str, ...] = ()
 
     def run(self, name: str, value) -> tuple[str, list[str]]:
-        values = list(value.values()) if isinstance(value, dict) else [value]
+        offered = ", ".join(repr(c) for c in self.choices)
+        if self.keys and value is not Ellipsis:
+            shape = "{" + ", ".join(f"{key!r}: ..." for key in self.keys) + "}"
+            if not isinstance(value, dict) or set(value) != set(self.keys):
+                keys = ", ".join(map(repr, value)) if isinstance(value, dict) else ""
+                said = f"a dict with the keys {keys}" if keys else "an empty dict" if isinstance(value, dict) else None
+                said = said or f"a {type(value).__name__}"
+                return "Wrong", [f"{name} should be a dict, {shape}, each one of {offered}; it is {said}"]
+            values = [value[key] for key in self.keys]
+        else:
+            values = [value]
         if any(v is Ellipsis for v in values):
             return "Not yet", ["write your prediction in place of the ..."]
         if not all(isinstance(v, str) and v.strip().lower() in self.choices for v in values):
-            return "Wrong", [f"write one of {', '.join(repr(c) for c in self.choices)}"]
+            return "Wrong", [f"write one of {offered}" + (" for each" if self.keys else "")]
         return "Correct", ["recorded; the next cell tests it"]
 
 

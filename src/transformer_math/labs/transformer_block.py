@@ -3,7 +3,8 @@ r"""The checks of the lab "The Transformer block" (``docs/labs/transformer-block
 * ``layer_norm`` -- each token's features brought to mean 0 and mean square 1 (the notebook states this goal, not
   the formula), then $\gamma$ and $\beta$: one token, a
   sequence or a batch; widths 2 to 16; a constant token, a token of tiny spread where $\varepsilon$ matters, a
-  token near $10^8$ (where $E[x^2] - \mu^2$ loses the variance), another $\varepsilon$; lists and float32.
+  token near $10^8$ (where $E[x^2] - \mu^2$ loses the variance), another $\varepsilon$ (these four drawn anew at
+  every run); lists and float32.
 * ``feed_forward`` -- $\operatorname{ReLU}(CW_1 + b_1)W_2 + b_2$ on every token.
 * ``transformer_block`` -- the pre-LN block, written after diagnosing a wired-wrong one with the notebook's
   probe: 1, 2 and 4 heads, a batch.
@@ -46,24 +47,37 @@ def layer_norm_cases(rng: np.random.Generator) -> list[Case]:
     def gb(d):
         return 1 + 0.3 * rng.normal(size=d), 0.1 * rng.normal(size=d)
 
+    # The tokens where the variance is 0, where eps matters or where E[x^2] - mean^2 cancels, and another eps, are
+    # drawn anew at every run.
     return [
         Case((rng.normal(size=6) * 2 + 1, *gb(6)), about="one token"),
         Case((rng.normal(size=(4, 8)) * 2 + 1, *gb(8)), about="four tokens"),
         Case((rng.normal(size=(2, 3, 5)), *gb(5)), about="a batch of sequences"),
-        Case((np.full((2, 4), 3.0), *gb(4)), about="constant tokens: the variance is 0"),
-        Case((rng.normal(size=(3, 6)) * 1e-3, *gb(6)), about="a spread of 1e-3: eps matters"),
+        Case((constant_tokens(rng), *gb(4)), about="constant tokens: the variance is 0", fresh=True),
+        Case((rng.normal(size=(3, 6)) * 1e-3, *gb(6)), about="a spread of 1e-3: eps matters", fresh=True),
         Case(
             (1e8 + rng.normal(size=(2, 16)), *gb(16)),
             about=(
                 "features near 1e8, spread 1: the variance as mean(x^2) - mean(x)^2 cancels to nothing here,"
                 " subtract the mean first"
             ),
+            fresh=True,
         ),
         Case((rng.normal(size=(3, 2)), *gb(2)), about="d = 2"),
-        Case((rng.normal(size=(2, 5)), *gb(5)), {"eps": 0.5}, about="eps = 0.5"),
+        Case(
+            (rng.normal(size=(2, 5)), *gb(5)),
+            {"eps": round(float(rng.uniform(0.2, 1.0)), 2)},
+            about="another eps",
+            fresh=True,
+        ),
         Case(tuple(a.tolist() for a in (rng.normal(size=(2, 3)), *gb(3))), about="lists"),
         Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)) * 4, *gb(8))), tol=1e-5),
     ]
+
+
+def constant_tokens(rng: np.random.Generator) -> np.ndarray:
+    """One to three tokens of 4 features, every feature the same number."""
+    return np.full((int(rng.integers(1, 4)), 4), round(float(rng.uniform(-5, 5)), 1))
 
 
 def reference_ln(x, gamma, beta, eps=1e-5):

@@ -70,6 +70,25 @@ def as_finalizer(body: str) -> str:
     return AS_FINALIZER + body
 
 
+# A table of a check's fixed cases, rebuilt from its seeded generator and answered by its own reference when the cell
+# runs, out of the check's sight: ``_T`` maps ``_key`` of a call's arguments to the answer. Only the cases drawn anew
+# at the run escape it, so a naive answer behind it must fail one of them.
+TABLE = """import numpy as _np, pickle as _pk
+from transformer_math.labs import {module} as _lab
+from transformer_math.labs.cases import generator as _generator
+_check = _lab.check.checks[{name!r}]
+def _key(args):
+    return _pk.dumps([None if a is None else (_np.shape(a), _np.asarray(a, dtype=float).tobytes()) for a in args])
+_T = {{_key([*c.args, *c.kwargs.values()]): _check.reference(*c.args, **c.kwargs) for c in _check.cases(_generator({name!r}))}}
+"""
+
+
+def behind_a_table(module: str, name: str, body: str) -> str:
+    """``body`` (which looks its arguments up with ``_T.get(_key([...]))`` first) after a table of the check's fixed
+    cases."""
+    return TABLE.format(module=module, name=name) + body
+
+
 def of(lab: str):
     """The module of a lab's cases: ``docs/labs/backward-passes.py`` -> ``lab_cases.backward_passes``."""
     try:

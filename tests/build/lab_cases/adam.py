@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right
+from tests.build.lab_cases import behind_a_table, mistake, right
 
 M = "def m_after_steps(g, beta1, t):\n    g = np.asarray(g, dtype=float)\n"
 ADAM = "def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):\n    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))\n"
@@ -336,5 +336,23 @@ MISTAKES += [
         "adam_step",
         "Kingma & Ba's epsilon-hat form",
         ADAM + MV + "    return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v",
+    ),
+]
+
+# A table of the fixed cases, answered by the check's own reference when the cell runs, with a sum over the steps
+# behind it: the long runs of steps are drawn anew at every run.
+MISTAKES += [
+    mistake(
+        "m_after_steps",
+        "a table of the fixed cases, a sum over the steps behind it",
+        behind_a_table(
+            "adam",
+            "m_after_steps",
+            "def m_after_steps(g, beta1, t):\n"
+            "    hit = _T.get(_key([g, beta1, t]))\n"
+            "    if hit is not None:\n"
+            "        return _np.array(hit)\n"
+            "    return (1 - beta1) * np.asarray(g, dtype=float) * np.sum(beta1 ** np.arange(t))\n",
+        ),
     ),
 ]

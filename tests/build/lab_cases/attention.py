@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import as_finalizer, mistake, right
+from tests.build.lab_cases import as_finalizer, behind_a_table, mistake, right
 
 HEAD = "def attention(Q, K, V, mask=None):\n    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n"
 MASKED = "    if mask is not None:\n        scores = np.where(mask, scores, -np.inf)\n"
@@ -420,5 +420,27 @@ MISTAKES += [
         "a table of masks up to 64",
         "_MASKS = {k: np.tril(np.ones((k, k), dtype=bool)) for k in range(1, 65)}\n\n\n"
         "def causal_mask(n):\n    return _MASKS[n]",
+    ),
+]
+
+# A table of the fixed cases, answered by the check's own reference when the cell runs, with no maximum subtracted
+# behind it and the mask applied by multiplying the weights: the scores past 700 are drawn anew at every run.
+MISTAKES += [
+    mistake(
+        "attention",
+        "a table of the fixed cases, no maximum subtracted behind it",
+        behind_a_table(
+            "attention",
+            "attention",
+            "def attention(Q, K, V, mask=None):\n"
+            "    hit = _T.get(_key([Q, K, V, mask]))\n"
+            "    if hit is not None:\n"
+            "        return _np.array(hit)\n"
+            "    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n"
+            "    W = np.exp(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))\n"
+            "    if mask is not None:\n"
+            "        W = W * np.asarray(mask, dtype=bool)\n"
+            "    return W / W.sum(axis=-1, keepdims=True) @ V\n",
+        ),
     ),
 ]

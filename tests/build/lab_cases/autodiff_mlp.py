@@ -480,3 +480,42 @@ MISTAKES += [
         + MUL_END,
     ),
 ]
+
+# A derivative measured as carefully as float64 allows: central differences refined by Richardson extrapolation, of
+# tanh rebuilt as a continued fraction (only +, * and /) in the rule, or of math.tanh in the forward pass, the slope
+# kept for the rule. Either comes within 1e-14; neither follows t when the check runs the rule with t changed.
+RICHARDSON = """
+def _richardson(f, z, h, levels):
+    table = [[(f(z + h / 2**i) - f(z - h / 2**i)) / (2 * h / 2**i)] for i in range(levels)]
+    for j in range(1, levels):
+        for i in range(j, levels):
+            table[i].append(table[i][j - 1] + (table[i][j - 1] - table[i - 1][j - 1]) / (4**j - 1))
+    return table[-1][-1]
+
+
+def _continued_fraction_tanh(z):
+    a = 0.0
+    for k in range(40, 0, -1):
+        a = z * z / ((2 * k + 1) + a)
+    return z / (1 + a)
+
+
+"""
+MISTAKES += [
+    mistake(
+        "tanh",
+        "Richardson-refined differences of tanh rebuilt as a continued fraction",
+        RICHARDSON
+        + TANH
+        + "        self.grad += _richardson(_continued_fraction_tanh, self.data, 0.4, 6) * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
+        "tanh",
+        "Richardson-refined differences of math.tanh in the forward pass, the slope kept for the rule",
+        RICHARDSON
+        + "def tanh(self):\n    t = math.tanh(self.data)\n    slope = _richardson(math.tanh, self.data, 0.4, 6)\n"
+        + "    out = Value(t, (self,))\n\n    def _backward():\n        self.grad += slope * out.grad\n"
+        + TANH_END,
+    ),
+]

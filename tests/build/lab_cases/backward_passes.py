@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import as_finalizer, mistake, right
+from tests.build.lab_cases import as_finalizer, behind_a_table, mistake, right
 from tests.build.lab_cases.your_own_gpt_measured import MEASURED
 
 CE = "def ce_backward(Z, y):\n    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n"
@@ -594,6 +594,73 @@ MISTAKES += [
         as_finalizer(
             "_ab = _as_finalizer('transformer_math.labs.backward_passes', '_attention_backward')\n"
             "def attention_backward(dO, Q, K, V, mask):\n    return _ab(dO, Q, K, V, mask)"
+        ),
+    ),
+]
+
+# The check's reference copied and edited a little (a line that does nothing, a keyword left out), so that it
+# compiles to other bytecode, with what it uses imported: still a copy.
+EDITED_REFERENCE = """import inspect, re
+from transformer_math.attention import scaled_dot_product_attention
+from transformer_math.labs import backward_passes as _bp
+_source = inspect.getsource(_bp._attention_backward).replace("_attention_backward", "attention_backward")
+exec(re.sub(r'(\\"\\"\\"\\n)', r"\\1    _unused = 0\\n", _source, count=1).replace(", axis=-1)", ")"))
+"""
+MISTAKES += [
+    mistake("attention_backward", "the check's reference copied, with a line that does nothing", EDITED_REFERENCE)
+]
+
+# A table of the fixed cases, answered by the check's own reference when the cell runs, with a naive answer behind
+# it: the spread of 2000, the large losses, eps's case and the wide cases are drawn anew at every run.
+LN_TABLE_HIT = (
+    "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n"
+    "    hit = _T.get(_key([dy, x, gamma] + ([eps] if eps != 1e-5 else [])))\n"
+    "    if hit is not None:\n"
+    "        return tuple(_np.array(h) for h in hit)\n"
+    "    dy, x, gamma = (np.asarray(a, dtype=float) for a in (dy, x, gamma))\n"
+    "    ax = tuple(range(x.ndim - 1))\n"
+)
+MISTAKES += [
+    mistake(
+        "ce_backward",
+        "a table of the fixed cases, softmax without its shift behind it",
+        behind_a_table(
+            "backward_passes",
+            "ce_backward",
+            "def ce_backward(Z, y):\n"
+            "    hit = _T.get(_key([Z, y]))\n"
+            "    if hit is not None:\n"
+            "        return _np.array(hit)\n"
+            "    Z, y = np.asarray(Z, dtype=float), np.asarray(y)\n"
+            "    e = np.exp(Z)\n"
+            "    return (e / e.sum(axis=-1, keepdims=True) - np.eye(Z.shape[-1])[y]) / y.size\n",
+        ),
+    ),
+    mistake(
+        "layer_norm_backward",
+        "a table of the fixed cases, eps left out behind it",
+        behind_a_table(
+            "backward_passes",
+            "layer_norm_backward",
+            LN_TABLE_HIT + "    s = x.std(axis=-1, keepdims=True)\n"
+            "    xh, g = (x - x.mean(axis=-1, keepdims=True)) / s, dy * gamma\n"
+            "    dx = (g - g.mean(axis=-1, keepdims=True) - xh * (g * xh).mean(axis=-1, keepdims=True)) / s\n"
+            "    return dx, (dy * xh).sum(ax), dy.sum(ax)\n",
+        ),
+    ),
+    mistake(
+        "layer_norm_backward",
+        "a table of the fixed cases, vectorised central differences behind it",
+        behind_a_table(
+            "backward_passes",
+            "layer_norm_backward",
+            LN_TABLE_HIT + "    def normed(X):\n"
+            "        return (X - X.mean(axis=-1, keepdims=True)) / np.sqrt(X.var(axis=-1, keepdims=True) + eps)\n"
+            "    def f(X):\n"
+            "        return (dy * gamma * normed(X)).reshape(len(X), -1).sum(axis=1)\n"
+            "    E = np.eye(x.size).reshape(x.size, *x.shape) * 1e-4\n"
+            "    dx = ((f(x + E) - f(x - E)) / 2e-4).reshape(x.shape)\n"
+            "    return dx, (dy * normed(x)).sum(ax), dy.sum(ax)\n",
         ),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.build.lab_cases import mistake, right, vendored
+from tests.build.lab_cases import behind_a_table, mistake, right, vendored
 
 CE = "def cross_entropy(y_true, y_pred):\n    y_true = np.asarray(y_true, dtype=float)\n    y_pred = np.asarray(y_pred, dtype=float)\n"
 FL = "def cross_entropy_from_logits(logits, targets):\n    z = np.asarray(logits, dtype=float)\n    targets = np.asarray(targets)\n"
@@ -323,6 +323,26 @@ MISTAKES += [
         vendored(
             "def cross_entropy_from_logits(logits, targets):\n    return _inf.cross_entropy_from_logits(logits, targets)",
             _inf="transformer_math.information",
+        ),
+    ),
+]
+
+# A table of the fixed cases, answered by the check's own reference when the cell runs, with the log of the formula
+# as written behind it: the logits that overflow are drawn anew at every run.
+MISTAKES += [
+    mistake(
+        "cross_entropy_from_logits",
+        "a table of the fixed cases, the log of the formula as written behind it",
+        behind_a_table(
+            "cross_entropy",
+            "cross_entropy_from_logits",
+            "def cross_entropy_from_logits(logits, targets):\n"
+            "    hit = _T.get(_key([logits, targets]))\n"
+            "    if hit is not None:\n"
+            "        return float(hit)\n"
+            "    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n"
+            "    p = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)\n"
+            "    return float(-np.mean(np.log(np.take_along_axis(p, t[..., None], axis=-1))))\n",
         ),
     ),
 ]

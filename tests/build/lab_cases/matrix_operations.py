@@ -452,3 +452,16 @@ RIGHT += [
         "                total += float(A[i, k]) * B[k, j].item()\n            out[i, j] = total\n    return out",
     ),
 ]
+
+# The rank-one update flattened: every row with every column at once, as 1-D arrays made by np.repeat and np.tile
+# (kept alive, so that the count of their entries' pairs could reach n m p).
+MISTAKES += [
+    mistake(
+        "matmul",
+        "a loop over k only, each rank-one update flattened by np.repeat and np.tile",
+        "def matmul(X, Y):\n    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)\n"
+        "    n, m, p = X.shape[0], X.shape[1], Y.shape[1]\n    C, kept = np.zeros(n * p), []\n"
+        "    for k in range(m):\n        a, b = np.repeat(X[:, k], p), np.tile(Y[k], n)\n"
+        "        kept += [a, b]\n        C = C + a * b\n    return C.reshape(n, p)\n",
+    ),
+]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from tests.build.lab_cases import mistake, right, vendored
+from tests.build.lab_cases import behind_a_table, mistake, right, vendored
 
 HEAD = "def softmax(x):\n    x = np.asarray(x, dtype=float)\n"
 T_HEAD = "def softmax_with_temperature(x, temperature):\n    x = np.asarray(x, dtype=float)\n"
@@ -321,5 +321,33 @@ MISTAKES += [
         "softmax",
         "the library's softmax, its source exec'd into the notebook",
         vendored("def softmax(x):\n    return _sm.softmax(np.asarray(x, dtype=float))", _sm="transformer_math.softmax"),
+    ),
+]
+
+# The library's code copied and edited a little, so that it compiles to other bytecode: still a copy.
+EDITED_COPY = """import inspect, re
+import transformer_math.softmax as _tms
+exec(inspect.getsource(_tms.summing))
+_source = re.sub(r"\\b_softmax\\b", "_mine", inspect.getsource(_tms._softmax))
+exec(re.sub(r'(\\"\\"\\"\\n)', r"\\1    _unused = 0\\n", _source, count=1))
+
+
+def softmax(x):
+    return _mine(np.array(x, dtype=float))
+"""
+MISTAKES += [mistake("softmax", "the library's _softmax copied, renamed, with a line that does nothing", EDITED_COPY)]
+
+# A table of the fixed cases, answered by the check's own reference when the cell runs, with the formula as written
+# behind it: the scores that overflow are drawn anew at every run, out of the table's reach.
+MISTAKES += [
+    mistake(
+        "softmax",
+        "a table of the fixed cases, the formula as written behind it",
+        behind_a_table(
+            "softmax",
+            "softmax",
+            "def softmax(x):\n    hit = _T.get(_key([x]))\n    if hit is not None:\n        return _np.array(hit)\n"
+            "    e = np.exp(np.asarray(x, dtype=float))\n    return e / e.sum(axis=-1, keepdims=True)\n",
+        ),
     ),
 ]

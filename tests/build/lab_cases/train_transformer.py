@@ -279,3 +279,21 @@ RIGHT += [
         IT + "    return seqs[:, :-1], np.roll(seqs, -1, axis=1)[:, :-1]",
     ),
 ]
+
+# One word where a prediction for each change is asked: the cell after it reads the two by key.
+MISTAKES += [
+    mistake("prediction", "one word for both", 'prediction = "reverses"'),
+    mistake("prediction", "one of the two left out", 'prediction = {"one head": "reverses"}'),
+]
+
+# The sequences gathered in a list, then made an array: with nothing to train on, np.array([]) has shape (0,).
+RIGHT += [
+    right(
+        "make_datasets",
+        "np.array of a list of sequences, empty in shape (0,) when there is nothing to train on",
+        DS + "    seqs = [list(d) + [SEP] + list(d)[::-1] for d in digits]\n"
+        "    train = np.array([seqs[i] for i in order[:n_train]])\n"
+        "    test = np.array([seqs[i] for i in order[n_train:]])\n"
+        "    return train, test",
+    ),
+]

@@ -1,0 +1,111 @@
+"""What a check says names what is really wrong: the type a function returned, the part of the exercise missed; and
+a right answer is not refused for an edge the exercise does not ask about."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+
+from transformer_math.labs import autodiff_mlp, depth_rmsnorm_rope, matrix_operations, train_transformer
+
+RMS_NORM = """def rms_norm(x, gamma, eps=1e-6):
+    x = np.asarray(x, dtype=float)
+    return gamma * x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
+"""
+
+
+def said(check, name: str, value) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check(name, value)
+    return out.getvalue()
+
+
+def learners(source: str, name: str):
+    namespace = {"__name__": "__main__", "np": np}
+    exec(compile(RMS_NORM + source, "<cell>", "exec"), namespace)  # noqa: S102 - a learner's cell
+    return namespace[name]
+
+
+def test_gamma_applied_outside_rms_norm_is_named_as_such_not_as_uncentred_tokens():
+    outside = learners(
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+        "    return gamma * rms_norm(x - np.mean(x, -1, keepdims=True), np.ones(x.shape[-1]), eps)\n",
+        "layer_norm_from_rms",
+    )
+    lines = said(depth_rmsnorm_rope.check, "layer_norm_from_rms", outside).splitlines()
+    assert lines[0].startswith("Wrong: layer_norm_from_rms - case 1 of"), lines
+    assert lines[1].strip() == depth_rmsnorm_rope.GAMMA
+    beside = learners(
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+        "    c = x - x.mean(axis=-1, keepdims=True)\n"
+        "    scale = rms_norm(np.ones_like(c), np.ones_like(gamma), 0.0)\n"
+        "    return gamma * c / np.sqrt(np.mean(c**2, axis=-1, keepdims=True) + eps) * scale\n",
+        "layer_norm_from_rms",
+    )
+    assert said(depth_rmsnorm_rope.check, "layer_norm_from_rms", beside).splitlines()[1].strip() == (
+        depth_rmsnorm_rope.CENTRED
+    )
+
+
+def test_no_sequences_to_train_on_may_come_back_in_any_empty_shape():
+    def make_datasets(digits, order, n_train):
+        seqs = [[*d, 5, *d[::-1]] for d in np.asarray(digits).tolist()]
+        order = list(order)
+        return np.array([seqs[i] for i in order[:n_train]]), np.array([seqs[i] for i in order[n_train:]])
+
+    assert said(train_transformer.check, "make_datasets", make_datasets) == "Correct: make_datasets - 8 hidden cases\n"
+
+
+def test_a_set_returned_for_an_order_is_called_a_set():
+    def topological_order(root):
+        found, stack = set(), [root]
+        while stack:
+            v = stack.pop()
+            if v not in found:
+                found.add(v)
+                stack.extend(v.parents)
+        return found
+
+    assert said(autodiff_mlp.check, "topological_order", topological_order) == (
+        "Wrong: topological_order - case 1 of 8: root = Value(a) (one value, no parents)\n"
+        "  it returned a set, not a list of values\n"
+    )
+
+
+def test_a_product_flattened_by_repeat_and_tile_is_called_vectorised_and_uncounted_pairs_are_not_called_unmultiplied():
+    def flattened(X, Y):
+        X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+        n, m, p = X.shape[0], X.shape[1], Y.shape[1]
+        C, kept = np.zeros(n * p), []  # the copies kept alive, so that their entries' addresses stay their own
+        for k in range(m):
+            a, b = np.repeat(X[:, k], p), np.tile(Y[k], n)
+            kept += [a, b]
+            C = C + a * b
+        return C.reshape(n, p)
+
+    assert (
+        said(matrix_operations.check, "matmul", flattened)
+        .splitlines()[1]
+        .strip()
+        .startswith("it multiplied arrays into a result of shape (4,): every row with every column at once")
+    )
+
+    def on_plain_views(X, Y):
+        X, Y = np.asarray(X, dtype=float).view(np.ndarray), np.asarray(Y, dtype=float).view(np.ndarray)
+        out = np.zeros((X.shape[0], Y.shape[1]))
+        for i in range(X.shape[0]):
+            for j in range(Y.shape[1]):
+                out[i, j] = np.sum(X[i] * Y[:, j])
+        return out
+
+    assert (
+        said(matrix_operations.check, "matmul", on_plain_views)
+        .splitlines()[1]
+        .strip()
+        .startswith(
+            "for a 2 x 2 times 2 x 2 product the check could follow 0 of the 8 pairs X[i][k], Y[k][j] being multiplied"
+        )
+    )
