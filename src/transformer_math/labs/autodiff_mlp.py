@@ -238,23 +238,26 @@ def unwritten_rule(output) -> bool:
 def gradients(value_class, expression, inputs, seed):
     """The gradients of the expression's inputs, built with ``value_class`` and run backward from ``seed``;
     the backward rules run with tanh, exp and complex numbers refused to them."""
+    values, output = built(value_class, expression, inputs)
+    with names_refused(MEASURING, DERIVE):
+        run_backward(output, seed)
+    return [float(v.grad) for v in values]
+
+
+def built(value_class, expression, inputs):
+    """The inputs as ``value_class`` values and the expression's output made from them, every rule written."""
     values = [value_class(v) for v in inputs]
     output = expression(*values)
     if unwritten_rule(output):
         raise Verdict("Not yet", "a backward rule (_backward) still holds its ...: write its body")
-    with names_refused(MEASURING, DERIVE):
-        run_backward(output, seed)
-    return [float(v.grad) for v in values]
+    return values, output
 
 
 def tanh_gradients(value_class, expression, inputs, seed):
     """``gradients``, and what each tanh rule of the graph gives when run again with its ``t`` (``out.data``, and
     the number the rule closes over) set to another number: a rule written in t follows it; a derivative measured
     from the input (tanh rebuilt from ``+``, ``*`` and ``/``, differences refined by Richardson, a table) does not."""
-    values = [value_class(v) for v in inputs]
-    output = expression(*values)
-    if unwritten_rule(output):
-        raise Verdict("Not yet", "a backward rule (_backward) still holds its ...: write its body")
+    values, output = built(value_class, expression, inputs)
     with names_refused(MEASURING, DERIVE):
         run_backward(output, seed)
         found = [float(v.grad) for v in values]
