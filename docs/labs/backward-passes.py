@@ -9,7 +9,7 @@
 #     language: python
 #     name: python3
 #   lab:
-#     minutes: 105
+#     minutes: 120
 #     difficulty: 3
 #     path: true
 # ---
@@ -17,7 +17,7 @@
 # %% [markdown]
 # # Lab: backward passes
 #
-# **About 105 minutes · difficulty 3 of 3 (hard)** · after
+# **About 120 minutes · difficulty 3 of 3 (hard)** · after
 # [The gradient of softmax and cross entropy](https://transformer-math.github.io/mathematics-for-transformers/part-3/softmax-cross-entropy/)
 # and [From logits to gradients](https://transformer-math.github.io/mathematics-for-transformers/part-4/backprop/);
 # the lab of the one-day path, and practice for [your own GPT](https://transformer-math.github.io/mathematics-for-transformers/labs/your-own-gpt/)
