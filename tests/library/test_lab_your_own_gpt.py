@@ -101,3 +101,55 @@ def test_train_without_a_call_of_gpt_backward_is_told_so(notebook, capsys):
     printed = verdict(notebook, source, "train", capsys)
     assert printed.startswith("Wrong: train - case 1 of 4"), printed
     assert "it called your gpt_backward 0 times for 2 batches" in printed
+
+
+MEASURED_TRAIN = (
+    "def gpt_backward(params, cache, dlogits):\n    return {k: np.zeros_like(v) for k, v in params.items()}\n\n\n"
+    "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n"
+    "    m = {k: np.zeros_like(v) for k, v in params.items()}\n    s = {k: np.zeros_like(v) for k, v in params.items()}\n"
+    "    losses = []\n"
+    "    for t, (x, y) in enumerate(batches, start=1):\n"
+    "        logits, cache = gpt_forward(params, x, n_heads)\n"
+    "        losses.append(cross_entropy(logits, y))\n"
+    "        gpt_backward(params, cache, ce_backward(logits, y))\n"
+    "        grads = {}\n"
+    "        for name, W in params.items():\n"
+    "            g = grads[name] = np.zeros_like(W)\n"
+    "            for i in np.ndindex(W.shape):\n"
+    "                old = W[i]\n"
+    "                W[i] = old + 1e-5\n"
+    "                up = cross_entropy(gpt_forward(params, x, n_heads)[0], y)\n"
+    "                W[i] = old - 1e-5\n"
+    "                g[i] = (up - cross_entropy(gpt_forward(params, x, n_heads)[0], y)) / 2e-5\n"
+    "                W[i] = old\n"
+    "        for name in params:\n"
+    "            decay = weight_decay if params[name].ndim >= 2 else 0.0\n"
+    "            params[name], m[name], s[name] = adamw_step(params[name], grads[name], m[name], s[name], t, lr, decay)\n"
+    "    return losses\n"
+)
+
+
+def test_a_train_that_ignores_gpt_backwards_result_is_told_so(notebook, capsys):
+    """A gradient measured from the loss, with gpt_backward a stub of zeros called only to be counted: refused at
+    train's first case, saying the step does not use what gpt_backward returned."""
+    printed = verdict(notebook, MEASURED_TRAIN, "train", capsys)
+    assert printed.startswith("Wrong: train - case 1 of 4:"), printed
+    assert "the step does not use what your gpt_backward returned" in printed, printed
+
+
+def test_a_looped_ce_backward_is_advised_for_ce_backward(notebook, capsys):
+    """A ce_backward in pure Python past the step budget: the advice names whole-array operations on Z, not the
+    weights' products of block_backward's advice (ce_backward has no weights)."""
+    source = (
+        "def ce_backward(logits, targets):\n"
+        "    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n"
+        "    rows = []\n"
+        "    for row, y in zip(z.reshape(-1, z.shape[-1]).tolist(), t.reshape(-1).tolist()):\n"
+        "        e = [math.exp(v - max(row)) for v in row]\n"
+        "        rows.append([p / sum(e) - (j == y) for j, p in enumerate(e)])\n"
+        "    return np.array(rows).reshape(z.shape) / t.size\n"
+    )
+    printed = verdict(notebook, "import math\n\n\n" + source, "ce_backward", capsys)
+    assert printed.startswith("Wrong: ce_backward - case"), printed
+    assert "steps of Python" in printed and "Write it with whole-array operations on Z" in printed, printed
+    assert "X^T" not in printed and "weight" not in printed, printed

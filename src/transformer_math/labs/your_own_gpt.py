@@ -3,7 +3,9 @@ r"""The checks of the capstone lab "Your own GPT" (``docs/labs/your-own-gpt.py``
 The learner's pieces, each on hidden cases against the library, with no call to the library allowed:
 
 * the pieces the off-path labs drill too, checked as there: ``layer_norm``, ``attention``, ``cross_entropy``,
-  ``ce_backward``, ``layer_norm_backward``, ``attention_backward``, ``adamw_step``;
+  ``ce_backward``, ``layer_norm_backward``, ``attention_backward``, ``adamw_step``, with a case more for
+  ``layer_norm_backward`` (tokens near $10^6$) and ``attention`` (masked scores $10^9$ above the allowed ones)
+  (``your_own_gpt_pasted``);
 * ``embed`` -- token embeddings plus learned positions, one sequence or a batch;
 * ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design, which
   ``block_backward`` will read: no entry of it is the returned $x_2$ (an $x_1$ written over by ``x1 += ...``),
@@ -27,7 +29,9 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   parameter entries of their widest case exceeds many times over, whatever it computes there;
 * ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with
   weight decay on the matrices only, as nanoGPT decays them, and the gradients from the learner's
-  ``gpt_backward``, called once a batch (AdamW's step hardly sees the small errors of a measured gradient);
+  ``gpt_backward``, called once a batch, each step taken from what it returned: the check flips their signs on
+  the way (``FLIPPED``), and a step from a gradient measured from the loss, which AdamW would hardly tell from
+  the derived one, lands elsewhere;
 * ``prediction`` -- whether the trained model beats a model that ignores the context.
 
 Example
@@ -62,6 +66,7 @@ from transformer_math.labs.models import drawn_block, drawn_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 from transformer_math.labs.submitted import refusal
 from transformer_math.labs.timing import TimeLimit
+from transformer_math.labs.your_own_gpt_pasted import earlier, far_rows, masked_far_above
 from transformer_math.model import backward, cross_entropy_backward, forward
 from transformer_math.optim import AdamW
 
@@ -266,11 +271,37 @@ def train_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+# The learner's gpt_backward as train meets it in the check: its gradients with their signs flipped, so that the
+# reference's steps (on the same flipped gradients) are reached only by a step that uses what it returned; a
+# gradient taken elsewhere (measured from the loss) descends where the reference climbs. Compiled outside any
+# module, it runs as the learner's code, whose call of the learner's gpt_backward the guard counts.
+FLIPPED = compile(
+    "def gpt_backward(params, cache, dlogits):\n"
+    "    calls.append(1)\n"
+    "    grads = mine(params, cache, dlogits)\n"
+    "    return {k: -g for k, g in grads.items()} if isinstance(grads, dict) else grads\n",
+    "<the check's gpt_backward>",
+    "exec",
+)
+
+
 def run_train(function, params, batches, n_heads, **options):
-    losses = function(params, iter(batches), n_heads, **options)
+    """The learner's train, its globals' gpt_backward flipped while it runs (``FLIPPED``): the losses, the
+    parameters, and how often the flipped gpt_backward was called."""
+    namespace = getattr(function, "__globals__", {})
+    mine = namespace.get("gpt_backward")
+    wrapper = {"mine": mine, "calls": []}
+    if callable(mine):
+        exec(FLIPPED, wrapper)  # noqa: S102 - the check's own few lines
+        namespace["gpt_backward"] = wrapper["gpt_backward"]
+    try:
+        losses = function(params, iter(batches), n_heads, **options)
+    finally:
+        if callable(mine):
+            namespace["gpt_backward"] = mine
     if losses is Ellipsis:
         return ...
-    return losses, params
+    return losses, params, len(wrapper["calls"])
 
 
 def learners_gpt_backward(function):
@@ -292,7 +323,14 @@ def calls_gpt_backward(result, case, seen) -> list[str] | None:
 
 
 def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
-    """The loop the lab asks for, with the library: AdamW, its decay on the matrices only."""
+    """The loop the lab asks for, with the library, on the flipped gradients train gets in the check
+    (``FLIPPED``); and the same loop on the gradients as they are, for the message of a step that ignores them."""
+    plain = {name: value.copy() for name, value in params.items()}
+    return (*steps(params, batches, n_heads, lr, weight_decay, -1.0), steps(plain, batches, n_heads, lr, weight_decay))
+
+
+def steps(params, batches, n_heads, lr, weight_decay, sign=1.0):
+    """AdamW, its decay on the matrices only, on ``sign`` times the gradients: the losses and the parameters."""
     matrices = [name for name in params if params[name].ndim >= 2]
     vectors = [name for name in params if params[name].ndim < 2]
     decayed = AdamW([params[name] for name in matrices], lr=lr, weight_decay=weight_decay)
@@ -302,15 +340,31 @@ def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
         logits, cache = forward(params, x, n_heads)
         losses.append(cross_entropy_from_logits(logits, y))
         grads = backward(params, cache, cross_entropy_backward(logits, y))
-        decayed.step([grads[name] for name in matrices])
-        kept.step([grads[name] for name in vectors])
+        decayed.step([sign * grads[name] for name in matrices])
+        kept.step([sign * grads[name] for name in vectors])
     return losses, params
 
 
 def compare_training(got, expected, tol):
-    if not (isinstance(got, tuple) and len(got) == 2):
+    if not (isinstance(got, tuple) and len(got) == 3):
         return ["it should return the list of losses, one per batch"]
-    losses, params = got
+    losses, params, calls = got
+    if calls < len(expected[0]):  # a gradient from elsewhere, or gpt_backward under another name: say so
+        return [
+            f"it called your gpt_backward {calls} times for {len(expected[0])} batches (by that name, which the "
+            "check follows): each step's gradients come from your backward pass, called as gpt_backward once a "
+            "batch (a gradient measured from the loss is not the exercise)"
+        ]
+    lines = compare_steps(losses, params, expected, tol)
+    if lines and not compare_steps(losses, params, expected[2], 1e-6):
+        return [
+            "the step does not use what your gpt_backward returned: the check changed its gradients, and your "
+            "parameters moved as if it had not (take each step's gradients from that call's result)"
+        ]
+    return lines
+
+
+def compare_steps(losses, params, expected, tol):
     lines = compare(
         np.asarray(losses, dtype=float) if isinstance(losses, (list, tuple, np.ndarray)) else losses,
         expected[0],
@@ -326,23 +380,16 @@ def compare_training(got, expected, tol):
 ENTRIES = "a gradient measured entry by entry exceeds the work budget"
 
 
-def earlier(module, name: str, derived: bool = False) -> FunctionCheck:
-    """The check of an earlier lab's exercise, with this lab's refusals (and, for a backward pass, ``derived``:
-    no complex or extended-precision numbers)."""
-    found = module.check.checks[name]
-    return FunctionCheck(**{**found.__dict__, "own": OWN, "derived": derived})
-
-
 check = Checks(
     "your-own-gpt",
     {
-        "layer_norm": earlier(transformer_block, "layer_norm"),
-        "attention": earlier(attention, "attention"),
-        "cross_entropy": earlier(cross_entropy, "cross_entropy_from_logits"),
-        "ce_backward": earlier(backward_passes, "ce_backward", derived=True),
-        "layer_norm_backward": earlier(backward_passes, "layer_norm_backward", derived=True),
-        "attention_backward": earlier(backward_passes, "attention_backward", derived=True),
-        "adamw_step": earlier(adam, "adamw_step"),
+        "layer_norm": earlier(transformer_block, "layer_norm", OWN),
+        "attention": earlier(attention, "attention", OWN, more=masked_far_above),
+        "cross_entropy": earlier(cross_entropy, "cross_entropy_from_logits", OWN),
+        "ce_backward": earlier(backward_passes, "ce_backward", OWN, derived=True),
+        "layer_norm_backward": earlier(backward_passes, "layer_norm_backward", OWN, derived=True, more=far_rows),
+        "attention_backward": earlier(backward_passes, "attention_backward", OWN, derived=True),
+        "adamw_step": earlier(adam, "adamw_step", OWN),
         "embed": FunctionCheck(("params", "tokens"), embed_cases, reference_embed, **TOL, own=OWN),
         "block_forward": FunctionCheck(
             ("x", "p", "n_heads"),

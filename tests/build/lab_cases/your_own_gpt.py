@@ -346,6 +346,33 @@ MISTAKES = [
         "the library's train",
         "from transformer_math.train import train as library_train\n\n\ndef train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n    batches = list(batches)\n    return library_train(params, np.array([x for x, _ in batches]), np.array([y for _, y in batches]), n_heads, steps=len(batches), lr=lr, weight_decay=weight_decay)",
     ),
+    mistake(
+        "train",
+        "the gradient measured from the loss, gpt_backward called and its result thrown away",
+        TR
+        + TR_LOOP.replace("grads = gpt_backward", "gpt_backward")
+        + "        grads = {}\n        for name, W in params.items():\n            g = np.zeros_like(W)\n"
+        "            for i in np.ndindex(W.shape):\n                old = W[i]\n"
+        "                W[i] = old + 1e-5\n                up = cross_entropy(gpt_forward(params, x, n_heads)[0], y)\n"
+        "                W[i] = old - 1e-5\n                dn = cross_entropy(gpt_forward(params, x, n_heads)[0], y)\n"
+        "                W[i] = old\n                g[i] = (up - dn) / 2e-5\n            grads[name] = g\n" + TR_STEP,
+    ),
+    mistake(
+        "layer_norm_backward",
+        "the variance as E[x^2] - mu^2",
+        "def layer_norm_backward(dy, x, gamma, eps=1e-5):\n    dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)\n    mu = x.mean(axis=-1, keepdims=True)\n    s = np.sqrt((x * x).mean(axis=-1, keepdims=True) - mu * mu + eps)\n    x_hat = (x - mu) / s\n    g, d = gamma * dy, x.shape[-1]\n    dx = (g - g.mean(-1, keepdims=True) - x_hat * (g * x_hat).mean(-1, keepdims=True)) / s\n    return dx, (dy * x_hat).reshape(-1, d).sum(axis=0), dy.reshape(-1, d).sum(axis=0)",
+        append=True,
+    ),
+    *(
+        mistake(
+            "attention",
+            f"an additive mask of -{big}",
+            "def attention(Q, K, V, mask=None):\n    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+            f"    if mask is not None:\n        S = S - {big} * (1 - np.asarray(mask, dtype=float))\n    return softmax(S) @ V",
+            append=True,
+        )
+        for big in ("1e4", "1e6")
+    ),
     mistake("prediction", "a word not offered", 'prediction = "yes"'),
 ]
 
@@ -682,6 +709,15 @@ MISTAKES += [
     mistake("prediction", "yes", 'prediction = "yes"'),
 ]
 RIGHT += [
+    right(
+        "attention",
+        "the masked weights set to 0 after the exponential, the max over the allowed scores",
+        "def attention(Q, K, V, mask=None):\n    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+        "    m = np.ones(S.shape, dtype=bool) if mask is None else np.broadcast_to(np.asarray(mask, dtype=bool), S.shape)\n"
+        "    top = np.max(np.where(m, S, -np.inf), axis=-1, keepdims=True)\n    e = np.where(m, np.exp(np.minimum(S - top, 0.0)), 0.0)\n"
+        "    return (e / e.sum(axis=-1, keepdims=True)) @ V",
+        append=True,
+    ),
     right(
         "cross_entropy",
         "piece: cross_entropy via log-softmax",

@@ -1,0 +1,87 @@
+r"""The capstone's checks of the pieces pasted from earlier labs (``your_own_gpt``): each earlier lab's check, with
+a case more where the capstone's use of the piece needs one, and the step budget's advice said for the piece.
+
+* ``layer_norm_backward`` gets tokens near $10^6$, where the variance as $E[x^2] - \mu^2$ loses its digits (and
+  the block's backward pass, not this piece's check, would fail on it);
+* ``attention`` gets masked scores $10^9$ above the allowed ones, where a mask added to the scores leaves them
+  weight;
+* ``ce_backward`` and ``layer_norm_backward``, past their budget of Python steps, are told to write whole-array
+  operations (the guard's advice speaks of the weights of a model's backward pass, which they have none of).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from transformer_math.labs.attention import scattered_mask
+from transformer_math.labs.cases import Case
+from transformer_math.labs.runner import FunctionCheck
+
+__all__: list[str] = []
+
+
+# The step budget's advice (the guard's words are for the weights of a model's backward pass), for a backward
+# pass with no weights: what to write instead of the loop.
+WEIGHTS_ADVICE = "Write each weight's gradient as one product"
+ADVICE = {
+    "ce_backward": "Write it with whole-array operations on Z, with no loop: the softmax of every row at once, the "
+    "one-hot of y, the division by N; it then takes the same few steps at any size",
+    "layer_norm_backward": "Write it with whole-array operations along the last axis (a mean over each token's "
+    "features), with no loop; it then takes the same few steps at any size",
+}
+
+
+@dataclass(frozen=True)
+class Advised(FunctionCheck):
+    """A check whose step-budget refusal ends with ``advice`` in place of the guard's, written for weights."""
+
+    advice: str = ""
+
+    def run(self, name: str, function) -> tuple[str, list[str]]:
+        verdict, lines = super().run(name, function)
+        if not self.advice:
+            return verdict, lines
+        return verdict, [
+            line[: line.find(WEIGHTS_ADVICE)] + self.advice if WEIGHTS_ADVICE in line else line for line in lines
+        ]
+
+
+def earlier(module, name: str, own: tuple[str, ...], derived: bool = False, more=None) -> FunctionCheck:
+    """The check of an earlier lab's exercise with this lab's refusals (``own``); for a backward pass, ``derived``
+    (no complex or extended-precision numbers) and its own advice at the step budget; and the case ``more(rng)``
+    after its own cases, if given."""
+    found = module.check.checks[name]
+    cases = found.cases if more is None else lambda rng: [*found.cases(rng), more(rng)]
+    options = {**found.__dict__, "own": own, "derived": derived, "cases": cases}
+    return Advised(**options, advice=ADVICE.get(name, "")) if name in ADVICE else FunctionCheck(**options)
+
+
+def far_rows(rng: np.random.Generator) -> Case:
+    """LayerNorm's backward pass on tokens of spread 1 at 3e5 to 3e6 from 0: the variance as E[x^2] - mu^2 loses
+    its digits to rounding there (x^2 near 1e12), 100 times the tolerance or more; (x - mu)^2 keeps them."""
+    x = rng.normal(size=(3, 8)) + 10 ** rng.uniform(5.5, 6.5, size=(3, 1)) * rng.choice([-1, 1], size=(3, 1))
+    return Case(
+        (rng.normal(size=(3, 8)), x, 1 + 0.3 * rng.normal(size=8)),
+        about="tokens of spread 1 near 1e6: E[x^2] - mu^2 loses the variance",
+        fresh=True,
+    )
+
+
+def masked_far_above(rng: np.random.Generator) -> Case:
+    """Attention where the masked keys' scores are 1e9 to 1e10 above the allowed ones (queries and keys of size
+    1e5 along one direction, the allowed keys across it): a mask added to the scores, of any size short of that,
+    leaves them weight; a score of -inf, or one put in their place, leaves none."""
+    n_q, n_k, d_k = 4, 6, 4
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    Q = 10 ** rng.uniform(4.8, 5.2, size=(n_q, 1)) * u + rng.normal(size=(n_q, d_k))
+    K = rng.normal(size=(n_k, d_k)) * 2
+    K -= np.outer(K @ u, u)  # across u: the allowed scores are a few, whatever the queries' size along u
+    far = rng.permutation(n_k)[:2]
+    K[far] += 10 ** rng.uniform(4.8, 5.2, size=(2, 1)) * u
+    mask = scattered_mask(rng, n_q, n_k)
+    mask[:, far] = False
+    mask[np.arange(n_q), rng.choice(np.setdiff1d(np.arange(n_k), far), size=n_q)] = True
+    return Case((Q, K, rng.normal(size=(n_k, 3)), mask), about="masked scores 1e9 above the allowed", fresh=True)
