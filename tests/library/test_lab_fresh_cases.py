@@ -173,7 +173,19 @@ NAIVE = {
             "        grads.append(G)\n"
             "    return tuple(grads)",
             ("values near 1e7", "weights near one-hot"),
-        )
+        ),
+        (
+            "def attention_backward(dO, Q, K, V, mask):\n"
+            "    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n"
+            "    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+            "    S = S if mask is None else np.where(mask, S, -np.inf)\n"
+            "    P = np.exp(S)\n"
+            "    P /= P.sum(-1, keepdims=True)\n"
+            "    dP = dO @ np.swapaxes(V, -1, -2)\n"
+            "    dS = P * (dP - np.sum(P * dP, -1, keepdims=True)) / np.sqrt(Q.shape[-1])\n"
+            "    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, np.swapaxes(P, -1, -2) @ dO",
+            ("past 700",),
+        ),
     ],
     ("adam", "m_after_steps"): [
         (
