@@ -156,7 +156,9 @@ RIGHT = [
     right(
         "attention",
         "-1e9 added to the masked scores",
-        attention_with(masked="    if mask is not None:\n        scores = scores - 1e9 * ~np.asarray(mask, dtype=bool)\n"),
+        attention_with(
+            masked="    if mask is not None:\n        scores = scores - 1e9 * ~np.asarray(mask, dtype=bool)\n"
+        ),
     ),
     right(
         "attention",
@@ -232,7 +234,9 @@ MISTAKES += [
     mistake(
         "attention",
         "-1e4 added to the masked scores",
-        attention_with(masked="    if mask is not None:\n        scores = scores - 1e4 * ~np.asarray(mask, dtype=bool)\n"),
+        attention_with(
+            masked="    if mask is not None:\n        scores = scores - 1e4 * ~np.asarray(mask, dtype=bool)\n"
+        ),
     ),
     mistake(
         "attention",
