@@ -21,7 +21,7 @@ Example
 >>> import numpy as np
 >>> from transformer_math.labs.attention import check
 >>> check("causal_mask", lambda n: np.triu(np.ones((n, n), dtype=bool)))
-Wrong: causal_mask - case 2 of 10: n = 2
+Wrong: causal_mask - case 2 of 11: n = 2
   the largest error is 1.0e+00, at index (0, 1) (tolerance 1e-06)
 """
 
