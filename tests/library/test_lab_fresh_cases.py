@@ -83,6 +83,37 @@ NAIVE = {
             "    return softmax(S) @ V",
             ("near 5000",),
         ),
+        (
+            "def attention(Q, K, V, mask=None):\n"
+            "    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n"
+            "    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+            "    W = np.exp(S - S.max(-1, keepdims=True))\n"
+            "    W = W if mask is None else W * np.asarray(mask, dtype=bool)\n"
+            "    return W / W.sum(-1, keepdims=True) @ V",
+            ("past 700", "below -1e5"),
+        ),
+        (
+            "def attention(Q, K, V, mask=None):\n"
+            "    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n"
+            "    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+            "    S = S if mask is None else np.where(mask, S, -1e4)\n"
+            "    return softmax(S) @ V",
+            ("below -1e5",),
+        ),
+        (
+            "def attention(Q, K, V, mask=None):\n"
+            "    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))\n"
+            "    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+            "    S = S if mask is None else S - 1e4 * ~np.asarray(mask, dtype=bool)\n"
+            "    return softmax(S) @ V",
+            ("below -1e5",),
+        ),
+    ],
+    ("attention", "causal_mask"): [
+        (
+            "_T = np.tril(np.ones((600, 600), dtype=bool))\n\n\ndef causal_mask(n):\n    return _T[:n, :n]",
+            ("601 to 2000",),
+        ),
     ],
     ("cross-entropy", "cross_entropy"): [
         (
@@ -173,7 +204,19 @@ NAIVE = {
             "        grads.append(G)\n"
             "    return tuple(grads)",
             ("values near 1e7", "weights near one-hot"),
-        )
+        ),
+        (
+            "def attention_backward(dO, Q, K, V, mask):\n"
+            "    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n"
+            "    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+            "    S = S if mask is None else np.where(mask, S, -np.inf)\n"
+            "    P = np.exp(S)\n"
+            "    P /= P.sum(-1, keepdims=True)\n"
+            "    dP = dO @ np.swapaxes(V, -1, -2)\n"
+            "    dS = P * (dP - np.sum(P * dP, -1, keepdims=True)) / np.sqrt(Q.shape[-1])\n"
+            "    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, np.swapaxes(P, -1, -2) @ dO",
+            ("past 700",),
+        ),
     ],
     ("adam", "m_after_steps"): [
         (

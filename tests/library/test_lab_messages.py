@@ -8,7 +8,7 @@ import io
 
 import numpy as np
 
-from transformer_math.labs import autodiff_mlp, depth_rmsnorm_rope, matrix_operations, train_transformer
+from transformer_math.labs import adam, autodiff_mlp, depth_rmsnorm_rope, matrix_operations, train_transformer
 
 RMS_NORM = """def rms_norm(x, gamma, eps=1e-6):
     x = np.asarray(x, dtype=float)
@@ -109,3 +109,29 @@ def test_a_product_flattened_by_repeat_and_tile_is_called_vectorised_and_uncount
             "for a 2 x 2 times 2 x 2 product the check could follow 0 of the 8 pairs X[i][k], Y[k][j] being multiplied"
         )
     )
+
+
+EPS_HAT_ADAM = """def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    alpha_t = lr * np.sqrt(1 - beta2**t) / (1 - beta1**t)
+    return theta - alpha_t * m / (np.sqrt(v) + eps), m, v
+
+
+def adamw_step(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.asarray(theta, dtype=float)
+    new, m, v = adam_step(theta, g, m, v, t, lr, beta1, beta2, eps)
+    return new - lr * weight_decay * theta, m, v
+"""
+
+
+def test_kingma_and_ba_epsilon_hat_written_independently_is_named_not_called_a_copy():
+    namespace = {"__name__": "__main__", "np": np}
+    exec(compile(EPS_HAT_ADAM, "<cell>", "exec"), namespace)  # noqa: S102 - a learner's cell
+    step = said(adam.check, "adam_step", namespace["adam_step"]).splitlines()
+    assert step[0].startswith("Wrong: adam_step - case 1 of"), step
+    assert step[-1].strip() == adam.EPS_HAT
+    decayed = said(adam.check, "adamw_step", namespace["adamw_step"]).splitlines()
+    assert decayed[0].startswith("Wrong: adamw_step - case 1 of"), decayed
+    assert decayed[-1].strip() == adam.EPS_HAT_IN_ADAMW

@@ -13,7 +13,8 @@ r"""The checks of the lab "Adam and AdamW" (``docs/labs/adam.py``).
 * ``uncorrected_first_step`` -- Adam's first step without bias correction, by hand (a hash).
 * ``adamw_step`` -- one step of AdamW, with gradients that are not 0 and weight decays from 0 to 0.5, entries
   whose gradients are 10^6 apart in scale, and other betas and epsilons (a wrapper of ``adam_step`` that drops
-  them fails); a decay added to the gradient (Adam with an L2 term) is named as such.
+  them fails); a decay added to the gradient (Adam with an L2 term) is named as such, and so is an Adam step
+  in the $\hat\epsilon$ form, which ``adam_step`` is the place to mend.
 * ``prediction`` -- which of Adam with an L2 term and AdamW shrinks an unused weight more.
 
 The references are the library's ``Adam`` and ``AdamW``,
@@ -156,6 +157,13 @@ def adam_eps_hat(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
     return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v
 
 
+def adamw_eps_hat(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
+    """AdamW whose Adam step is ``adam_eps_hat``: the decay right, the step in the epsilon-hat form."""
+    theta = np.array(theta, dtype=float)
+    stepped, m, v = adam_eps_hat(theta, g, m, v, t, lr, beta1, beta2, eps)
+    return stepped - lr * weight_decay * theta, m, v
+
+
 EPS_HAT = (
     "that is the step of Kingma & Ba's Algorithm 1 with the corrections folded into the learning rate, where"
     " epsilon is added to sqrt(v) before v's correction: add epsilon to sqrt(v_hat), after the correction, as"
@@ -171,6 +179,12 @@ def compare_adam(got, expected, tol):
     return lines
 
 
+EPS_HAT_IN_ADAMW = (
+    "the decay is right, but the Adam step is Kingma & Ba's epsilon-hat form (epsilon added to sqrt(v) before"
+    " v's correction): mend the step in adam_step, whose check names it"
+)
+
+
 def compare_adamw(got, expected, tol):
     """AdamW's comparison, which names the decay added to the gradient when that is what the result is."""
     lines = compare_parts(got, expected[0], ("theta", "m", "v"), tol=tol, rtol=1e-7)
@@ -179,6 +193,8 @@ def compare_adamw(got, expected, tol):
             "that is Adam with the decay added to the gradient: Adam divides it by sqrt(v_hat) with the rest, so"
             " how much a weight shrinks depends on its gradients; keep the decay out of m and v"
         )
+    elif lines and not compare_parts(got, expected[2], ("theta", "m", "v"), tol=tol, rtol=1e-7):
+        lines.append(EPS_HAT_IN_ADAMW)
     return lines
 
 
@@ -222,7 +238,11 @@ check = Checks(
         "adamw_step": FunctionCheck(
             ("theta", "g", "m", "v", "t"),
             adamw_cases,
-            lambda *args, **kwargs: (reference_adamw(*args, **kwargs), adam_with_l2(*args, **kwargs)),
+            lambda *args, **kwargs: (
+                reference_adamw(*args, **kwargs),
+                adam_with_l2(*args, **kwargs),
+                adamw_eps_hat(*args, **kwargs),
+            ),
             tol=1e-9,
             own=OWN,
             compare_with=compare_adamw,

@@ -1,14 +1,15 @@
 r"""The checks of the lab "Attention by hand" (``docs/labs/attention.py``).
 
 * ``score_1_0`` -- one raw score $q_1 \cdot k_0$, from the embeddings and the projections, by hand (a hash).
-* ``causal_mask`` -- True where query $i$ may see key $j$, for $n = 1, \dots, 7$, 13, and a length drawn from 8
-  to 600 (drawn anew at each run, so no table or size written into the code passes: a mask of 40 cut to $n$
-  fails nearly every time): a boolean array (a mask of 0s and 1s passes ``np.where``, but ``~mask`` of integers
+* ``causal_mask`` -- True where query $i$ may see key $j$, for $n = 1, \dots, 7$, 13, a length drawn from 8
+  to 600 and one from 601 to 2000 (drawn anew at each run, so no table or size written into the code passes: a
+  table of 600 cut to $n$ fails every time): a boolean array (a mask of 0s and 1s passes ``np.where``, but ``~mask`` of integers
   is -1 and -2).
 * ``attention`` -- $\operatorname{softmax}(QK^\top / \sqrt{d_k})\, V$ with a mask, on hidden cases: as many or
   fewer queries than keys, $d_k \ne d_v$, $d_k$ from 1 to 8, no mask, the causal mask and scattered masks,
-  batches and heads in front, scores past 700 and scores near 5000 a few apart, which float32 cannot hold
-  finely enough (both drawn anew at every run), lists, float32.
+  batches and heads in front, scores past 700 with a masked score 800 above a row's visible ones, scores near
+  5000 a few apart, which float32 cannot hold finely enough, and a visible score below -1e5 with a masked one 1e6
+  above it, which a mask of -1e4 lets through (all three drawn anew at every run), lists, float32.
 * ``prediction`` -- what the first token's output is under the causal mask.
 * ``multi_head_attention`` -- $h$ causal heads of width $d/h$, side by side, times $W_O$: $h = 1, 2, 4$, widths 4
   to 12, one sequence or a batch.
@@ -20,7 +21,7 @@ Example
 >>> import numpy as np
 >>> from transformer_math.labs.attention import check
 >>> check("causal_mask", lambda n: np.triu(np.ones((n, n), dtype=bool)))
-Wrong: causal_mask - case 2 of 10: n = 2
+Wrong: causal_mask - case 2 of 11: n = 2
   the largest error is 1.0e+00, at index (0, 1) (tolerance 1e-06)
 """
 
@@ -42,7 +43,8 @@ OWN = ("transformer_math.attention.", "transformer_math.softmax.")
 
 def mask_cases(rng: np.random.Generator) -> list[Case]:
     drawn = Case((int(rng.integers(8, 601)),), about="a length drawn from 8 to 600")
-    return [*(Case((n,)) for n in (1, 2, 3, 4, 5, 6, 7)), Case((13,)), drawn]
+    long = Case((int(rng.integers(601, 2001)),), about="a length drawn from 601 to 2000", fresh=True)
+    return [*(Case((n,)) for n in (1, 2, 3, 4, 5, 6, 7)), Case((13,)), long, drawn]
 
 
 def boolean(result, case: Case, seen) -> list[str] | None:
@@ -78,6 +80,7 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
         Case((*qkv(5, 5, 2, 3, lead=(2, 3)), reference_mask(5)), about="a batch of 2, 3 heads each"),
         Case(overflowing(rng), about="scores past 700: e^710 is inf", fresh=True),
         Case(close_and_large(rng), about="scores near 5000, a few apart: float32 moves them by about 1e-3", fresh=True),
+        Case(far_below(rng), about="a query whose one key scores below -1e5, 1e6 under a masked one", fresh=True),
         Case(tuple(a.tolist() for a in qkv(2, 3, 2, 2)) + (scattered_mask(rng, 2, 3).tolist(),), about="lists"),
         Case((*(a.astype(np.float32) for a in qkv(4, 4, 4, 3)), reference_mask(4)), about="float32", tol=1e-5),
     ]
@@ -85,12 +88,28 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
 
 def overflowing(rng: np.random.Generator) -> tuple:
     """Q, K, V and the causal mask of 4 tokens, with scores of about a thousand, at least one that a query sees
-    past 750: e^x of it is inf, as is the sum of its row (drawn again until one is)."""
+    past 750: e^x of it is inf, as is the sum of its row; and a row where a masked score lies more than 800 above
+    every visible one, so that a maximum taken over the masked scores too leaves e^x of the visible ones 0 and the
+    row 0/0 (drawn again until both hold)."""
     mask = reference_mask(4)
     while True:
         Q, K, V = rng.normal(size=(4, 6)) * 40, rng.normal(size=(4, 6)) * 40, rng.normal(size=(4, 2))
-        if np.max(np.where(mask, Q @ K.T / np.sqrt(6), -np.inf)) > 750:
+        S = Q @ K.T / np.sqrt(6)
+        visible, hidden = np.where(mask, S, -np.inf).max(-1), np.where(mask, -np.inf, S).max(-1)
+        if visible.max() > 750 and np.max(hidden - visible) > 800:
             return Q, K, V, mask
+
+
+def far_below(rng: np.random.Generator) -> tuple:
+    """Q, K, V and the causal mask of 4 tokens where query 0's one visible score is below -1e5 and a masked one
+    lies more than 1e6 above it: a mask that fills with -1e4, or adds -1e4, lets that key through; -inf does not."""
+    u = rng.normal(size=3)
+    u /= np.linalg.norm(u)
+    Q, K = rng.normal(size=(4, 3)), 0.1 * rng.normal(size=(4, 3))
+    Q[0] = 1000 * u
+    K[0] += -rng.uniform(300, 400) * u  # q_0 . k_0 / sqrt(3) below -1.7e5
+    K[1] += rng.uniform(2000, 3000) * u  # q_0 . k_1 / sqrt(3) above 1.1e6
+    return Q, K, rng.normal(size=(4, 2)), reference_mask(4)
 
 
 def close_and_large(rng: np.random.Generator) -> tuple:

@@ -5,8 +5,8 @@ r"""The checks of the lab "Autodiff and a small network" (``docs/labs/autodiff-m
 * ``mul`` and ``tanh`` -- the backward rules, on expressions built with the learner's ``Value`` and run
   backward by the check's own traversal (so that a wrong ``topological_order`` shows in its own check, not
   here), with upstream gradients other than 1 and values used twice. The rules run with ``tanh``, ``exp``,
-  ``cosh``, ``log``, ``pow`` and complex numbers refused to them (a rule needs only ``out.data`` and
-  ``out.grad``: evaluating tanh again measures the derivative), nor raise to a power that is not a whole
+  ``cosh``, ``log``, ``pow``, their inverses (``atanh``) and complex numbers refused to them (a rule needs only
+  ``out.data`` and ``out.grad``: evaluating tanh again measures the derivative), nor raise to a power that is not a whole
   number (``2.718281828459045 ** (2 * z)`` rebuilds tanh without naming it). ``mul`` has a factor 0 (a rule that divides ``out.data``
   by a factor fails there) and a factor near 1e17,
   where a finite difference of a fixed small step measures 0; but a product is bilinear, so a difference whose
@@ -209,10 +209,12 @@ def expression_cases(expressions: dict, large: bool = False):
 # and out.grad. Calling tanh (or exp, cosh, a complex step) there measures the derivative instead of deriving it.
 MEASURING = ("tanh", "cosh", "sinh", "exp", "expm1", "exp2", "e", "log", "log1p", "log2", "log10", "pow")
 MEASURING += ("cmath", "complex")
+# and their inverses: the slope of atanh at t, inverted, is the slope of tanh measured in t
+MEASURING += ("atanh", "asinh", "acosh", "arctanh", "arcsinh", "arccosh")
 DERIVE = (
     "a backward rule needs only what the forward pass kept (t = out.data, the parents' data) and out.grad. "
     "Derive the derivative and write it with those; evaluating tanh, cosh or exp again (or building them "
-    "from log and powers) measures it instead"
+    "from log and powers, or measuring the slope of their inverses) measures it instead"
 )
 
 

@@ -197,7 +197,17 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
         Case((*(a.astype(np.float32) for a in args(4, 4, 4, 2)), causal), tol=1e-5),
         offset_values(rng, causal),
         decisive_weights(rng),
+        Case(overflowing_scores(rng, causal), about="scores past 700: e^710 is inf", fresh=True),
     ]
+
+
+def overflowing_scores(rng: np.random.Generator, mask: np.ndarray) -> tuple:
+    """dO, Q, K, V and the causal mask of 4 tokens, with scores of about a thousand and one that a query sees past
+    750: e^x of it is inf, and a softmax that does not subtract its row's maximum gives nan (drawn again until so)."""
+    while True:
+        Q, K = rng.normal(size=(4, 6)) * 40, rng.normal(size=(4, 6)) * 40
+        if np.max(np.where(mask, Q @ K.T / np.sqrt(6), -np.inf)) > 750:
+            return rng.normal(size=(4, 2)), Q, K, rng.normal(size=(4, 2)), mask
 
 
 def offset_values(rng: np.random.Generator, mask: np.ndarray) -> Case:

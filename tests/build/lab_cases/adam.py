@@ -337,6 +337,15 @@ MISTAKES += [
         "Kingma & Ba's epsilon-hat form",
         ADAM + MV + "    return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v",
     ),
+    mistake(
+        "adamw_step",
+        "the decay right, the Adam step in Kingma & Ba's epsilon-hat form",
+        W
+        + "    g, m, v = (np.asarray(a, dtype=float) for a in (g, m, v))\n"
+        + MV
+        + "    alpha_t = lr * np.sqrt(1 - beta2**t) / (1 - beta1**t)\n"
+        + "    return theta - alpha_t * m / (np.sqrt(v) + eps) - lr * weight_decay * theta, m, v",
+    ),
 ]
 
 # A table of the fixed cases, answered by the check's own reference when the cell runs, with a sum over the steps

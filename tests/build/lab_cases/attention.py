@@ -153,6 +153,24 @@ RIGHT = [
         + SOFT
         + "    return np.einsum('...qk,...kv->...qv', w, V)",
     ),
+    right(
+        "attention",
+        "-1e9 added to the masked scores",
+        attention_with(
+            masked="    if mask is not None:\n        scores = scores - 1e9 * ~np.asarray(mask, dtype=bool)\n"
+        ),
+    ),
+    right(
+        "attention",
+        "the maximum over the visible scores, the mask applied after exp",
+        attention_with(
+            masked="",
+            soft="    keep = np.ones(scores.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)\n"
+            "    top = np.where(keep, scores, -np.inf).max(axis=-1, keepdims=True)\n"
+            "    w = np.where(keep, np.exp(np.where(keep, scores - top, 0.0)), 0.0)\n"
+            "    w = w / w.sum(axis=-1, keepdims=True)\n",
+        ),
+    ),
     right("prediction", "the other answer", 'prediction = "average"'),
     right(
         "multi_head_attention",
@@ -192,6 +210,33 @@ MISTAKES += [
         "causal_mask",
         "hard-coded 4x4 sliced",
         "def causal_mask(n):\n    return np.tril(np.ones((4, 4), dtype=bool))[:n, :n]",
+    ),
+    mistake(
+        "causal_mask",
+        "a slice of a 600x600 table built once",
+        "_T = np.tril(np.ones((600, 600), dtype=bool))\n\n\ndef causal_mask(n):\n    return _T[:n, :n]",
+    ),
+    mistake(
+        "attention",
+        "the maximum over the masked scores too, the mask applied after exp",
+        attention_with(
+            masked="",
+            soft="    w = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+            "    if mask is not None:\n        w = w * np.asarray(mask, dtype=bool)\n"
+            "    w = w / w.sum(axis=-1, keepdims=True)\n",
+        ),
+    ),
+    mistake(
+        "attention",
+        "masked scores set to -1e4",
+        attention_with(masked="    if mask is not None:\n        scores = np.where(mask, scores, -1e4)\n"),
+    ),
+    mistake(
+        "attention",
+        "-1e4 added to the masked scores",
+        attention_with(
+            masked="    if mask is not None:\n        scores = scores - 1e4 * ~np.asarray(mask, dtype=bool)\n"
+        ),
     ),
     mistake(
         "attention",

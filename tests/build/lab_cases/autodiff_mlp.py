@@ -69,6 +69,19 @@ MISTAKES = [
         "tanh", "1 - z^2 with z the input", TANH + "        self.grad += (1 - self.data**2) * out.grad\n" + TANH_END
     ),
     mistake("tanh", "out.grad left out", TANH + "        self.grad += 1 - t**2\n" + TANH_END),
+    mistake(
+        "tanh",
+        "the slope of math.atanh at t, by Richardson-refined central differences, inverted",
+        "def _rich(f, t, h, levels):\n"
+        "    R = [[(f(t + h / 2**i) - f(t - h / 2**i)) / (2 * h / 2**i)] for i in range(levels)]\n"
+        "    for i in range(1, levels):\n"
+        "        for j in range(1, i + 1):\n"
+        "            R[i].append(R[i][j - 1] + (R[i][j - 1] - R[i - 1][j - 1]) / (4**j - 1))\n"
+        "    return R[-1][-1]\n\n\n"
+        + TANH
+        + "        self.grad += out.grad / _rich(math.atanh, out.data, 0.45 * (1 - abs(out.data)), 6)\n"
+        + TANH_END,
+    ),
     mistake("tanh", "= instead of +=", TANH + "        self.grad = (1 - t**2) * out.grad\n" + TANH_END),
     mistake("tanh", "1 - t for 1 - t^2", TANH + "        self.grad += (1 - t) * out.grad\n" + TANH_END),
     mistake(

@@ -131,6 +131,11 @@ MISTAKES = [
     mistake("attention_backward", ".T on a batch", ATT + "    dV = P.T @ dO\n" + DS + QK),
     mistake(
         "attention_backward",
+        "a softmax that does not subtract the maximum",
+        ATT.replace("    P = softmax(S)\n", "    P = np.exp(S)\n    P /= P.sum(-1, keepdims=True)\n") + DV + DS + QK,
+    ),
+    mistake(
+        "attention_backward",
         "numerical gradients of the library",
         "from transformer_math import calculus\n\n\n"
         + ATT
