@@ -36,7 +36,7 @@ def stdout_of(cell) -> str:
     return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
 
 
-@background(nice=5)
+@background(nice=5, threads_here=True)  # it builds the notebooks in a thread here, beside no lab check
 def executed() -> dict[Path, list[dict]]:
     """What each code cell of every chapter's notebook printed, the notebook run top to bottom in one namespace
     (tests/build/notebook_runner.py: a fork per notebook, not a kernel each)."""
