@@ -1,11 +1,12 @@
 """Root conftest: the doc-test harness applies to docs/ as well as tests/."""
 
-import os
+from tools import build_env
 
-# One BLAS thread per test process, set before NumPy loads its BLAS: pytest-xdist already runs a process per
-# core, and BLAS threads on top of them oversubscribe the cores (a small training block ran five times slower).
-for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
+# The build's environment, set before NumPy loads its BLAS, also where .venv's .pth file has not set it (a Python
+# without dev.py's set-up, the PyTorch job's): one BLAS thread per test process (pytest-xdist already runs a
+# process per core, and BLAS threads on top oversubscribe them: a small training block ran five times slower) and
+# the kernels the pages' outputs were recorded with.
+build_env.apply()
 
 pytest_plugins = ["tests.markdown_harness", "pytester"]
 # The labs are notebooks (jupytext), not modules: --doctest-modules would import each, running its cells.

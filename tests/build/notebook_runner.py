@@ -20,7 +20,6 @@ import json
 import os
 import selectors
 import sys
-import traceback
 
 from tests.build.lab_runner import fresh_namespace, run_cell
 
@@ -35,7 +34,6 @@ def run_notebook(cells: list[str]) -> list[dict]:
             run_cell(source, position, namespace, out)
             printed.append({"stdout": out.getvalue()})
         except BaseException as error:  # noqa: BLE001 - reported, and the next cell runs, as in a kernel
-            traceback.clear_frames(error.__traceback__)
             printed.append({"stdout": out.getvalue(), "error": f"{type(error).__name__}: {error}"})
     return printed
 
