@@ -382,8 +382,9 @@ def test_a_prediction_takes_any_offered_answer_in_the_form_asked(capsys):
     check = Checks("demo", {"prediction": Choice(("grows", "stays"))})
     for value in ("grows", " Stays ", "maybe", ..., {"a": "grows"}):
         check("prediction", value)
-    verdicts = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
-    assert verdicts == ["Correct", "Correct", "Wrong", "Not yet", "Wrong"]
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["Correct", "Correct", "Wrong", "Not yet", "Wrong"]
+    assert "not yet judged" in lines[0] and "whether it held" in lines[0], lines[0]  # a choice, not a right answer
     pair = Checks("demo", {"prediction": Choice(("grows", "stays"), keys=("a", "b"))})
     for value in ({"a": "grows", "b": "stays"}, {"a": "grows", "b": ...}, ..., {"a": "grows", "b": "maybe"}):
         pair("prediction", value)

@@ -8,7 +8,14 @@ import io
 
 import numpy as np
 
-from transformer_math.labs import adam, autodiff_mlp, depth_rmsnorm_rope, matrix_operations, train_transformer
+from transformer_math.labs import (
+    adam,
+    autodiff_mlp,
+    backward_passes,
+    depth_rmsnorm_rope,
+    matrix_operations,
+    train_transformer,
+)
 
 RMS_NORM = """def rms_norm(x, gamma, eps=1e-6):
     x = np.asarray(x, dtype=float)
@@ -135,3 +142,39 @@ def test_kingma_and_ba_epsilon_hat_written_independently_is_named_not_called_a_c
     decayed = said(adam.check, "adamw_step", namespace["adamw_step"]).splitlines()
     assert decayed[0].startswith("Wrong: adamw_step - case 1 of"), decayed
     assert decayed[-1].strip() == adam.EPS_HAT_IN_ADAMW
+
+
+def test_a_looped_backward_pass_without_weights_is_told_to_use_whole_arrays_not_products_of_weights():
+    """ce_backward and layer_norm_backward in pure Python, past the step budget: the advice is theirs (whole-array
+    operations), not the words for a backward pass with weights (ce_backward and LayerNorm's dx have none)."""
+    import math
+
+    def ce_backward(Z, y):
+        z, t = np.asarray(Z, dtype=float), np.asarray(y)
+        rows = []
+        for row, target in zip(z.reshape(-1, z.shape[-1]).tolist(), t.reshape(-1).tolist()):
+            e = [math.exp(v - max(row)) for v in row]
+            rows.append([p / sum(e) - (j == target) for j, p in enumerate(e)])
+        return np.array(rows).reshape(z.shape) / t.size
+
+    def layer_norm_backward(dy, x, gamma, eps=1e-5):
+        dy, x = np.asarray(dy, dtype=float), np.asarray(x, dtype=float)
+        d, dx = x.shape[-1], []
+        for row, up in zip(x.reshape(-1, x.shape[-1]).tolist(), dy.reshape(-1, x.shape[-1]).tolist()):
+            mu = sum(row) / d
+            s = math.sqrt(sum((v - mu) ** 2 for v in row) / d + eps)
+            xhat, g = [(v - mu) / s for v in row], [u * c for u, c in zip(up, gamma)]
+            g_mean, gx_mean = sum(g) / d, sum(a * b for a, b in zip(g, xhat)) / d
+            dx.append([(a - g_mean - h * gx_mean) / s for a, h in zip(g, xhat)])
+        xhat = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)
+        axes = tuple(range(x.ndim - 1))
+        return np.array(dx).reshape(x.shape), (dy * xhat).sum(axis=axes), dy.sum(axis=axes)
+
+    for name, function, advice in [
+        ("ce_backward", ce_backward, "Write it with whole-array operations on Z, with no loop"),
+        ("layer_norm_backward", layer_norm_backward, "Write it with whole-array operations along the last axis"),
+    ]:
+        printed = said(backward_passes.check, name, function)
+        assert printed.startswith(f"Wrong: {name} - case"), printed
+        assert "steps of Python" in printed and advice in printed, printed
+        assert "X^T" not in printed and "weight" not in printed, printed

@@ -248,7 +248,16 @@ check = Checks(
             },
         ),
         "ce_backward": FunctionCheck(
-            ("Z", "y"), ce_cases, reference_ce, tol=1e-12, rtol=1e-10, own=OWN, derived=True, budget=CLOSED_FORM
+            ("Z", "y"),
+            ce_cases,
+            reference_ce,
+            tol=1e-12,
+            rtol=1e-10,
+            own=OWN,
+            derived=True,
+            budget=CLOSED_FORM,
+            advice="a loop over the entries? Write it with whole-array operations on Z, with no loop: the softmax "
+            "of every row at once, the one-hot of y, the division by N; it then takes the same few steps at any size",
         ),
         "prediction": Choice(("0", "1", "1/n")),
         "layer_norm_backward": FunctionCheck(
@@ -261,6 +270,8 @@ check = Checks(
             own=OWN,
             derived=True,
             budget=CLOSED_FORM,
+            advice="a loop over the entries? Write it with whole-array operations along the last axis (a mean over "
+            "each token's features), with no loop; it then takes the same few steps at any size",
         ),
         "attention_backward": FunctionCheck(
             ("dO", "Q", "K", "V", "mask"),

@@ -272,6 +272,7 @@ def guarded(
     budget: int | None = None,
     derived: bool = False,
     deadline=None,
+    advice: str | None = None,
 ):
     """Run the body with the library refused to the learner's code; yields the ``Seen`` record.
 
@@ -279,7 +280,7 @@ def guarded(
     message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
     exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
     learner's) whose calls are counted in ``Seen.calls``; ``budget`` is the most Python steps the learner's code
-    may run; ``derived`` refuses complex and extended-precision numbers in it, and runs it with a decimal context
+    may run, and ``advice`` what a refusal past it tells them to write instead; ``derived`` refuses complex and extended-precision numbers in it, and runs it with a decimal context
     that traps (a gradient measured, not derived); ``deadline`` (``timing.Deadline``) is timed over the body, and
     the trace stops the learner's code once it is past.
     """
@@ -302,7 +303,7 @@ def guarded(
         with _switching():
             _ACTIVE.append(seen)
             if traced:
-                sys.settrace(Trace(hook, loops, budget, derived, deadline))
+                sys.settrace(Trace(hook, loops, budget, derived, deadline, advice))
             sys.setprofile(hook)
         if deadline is not None:
             deadline.start()

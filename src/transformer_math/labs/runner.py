@@ -159,7 +159,7 @@ class FunctionCheck:
 
     ``names`` are the arguments' names, for the descriptions; ``cases(rng)`` returns the cases; ``reference``
     takes the same arguments. ``parts`` names the values of a function that returns several; ``rows_sum_to_one``
-    adds the rows' sums to a failure; ``own``, ``allowed``, ``loops``, ``budget`` and ``derived`` go to the guard.
+    adds the rows' sums to a failure; ``own``, ``allowed``, ``loops``, ``budget``, ``derived`` and ``advice`` go to the guard.
     ``call`` replaces the plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the
     check's own), and ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
     replaces the comparison of arrays (a loss that may be infinite); ``verify(result, case, seen)`` adds checks a
@@ -184,6 +184,7 @@ class FunctionCheck:
     watch: Callable | None = None
     budget: int | None = None
     derived: bool = False
+    advice: str | None = None
     runs: int = field(default=0, repr=False, compare=False)  # how often this check has run (a pinned seed's part)
 
     def run(self, name: str, function) -> tuple[str, list[str]]:
@@ -251,6 +252,7 @@ class FunctionCheck:
             self.budget,
             self.derived,
             deadline,
+            self.advice,
         )
         names = [n for n in self.names if n not in self.mutates]
         moved = changed_argument(self.kept(given), self.kept(pristine), names)
@@ -330,7 +332,9 @@ class Choice:
             return "Not yet", ["write your prediction in place of the ..."]
         if not all(isinstance(v, str) and v.strip().lower() in self.choices for v in values):
             return "Wrong", [f"write one of {offered}" + (" for each" if self.keys else "")]
-        return "Correct", ["recorded; the next cell tests it"]
+        return "Correct", [
+            "a prediction written down (one of the choices, not yet judged); the next cell's run says whether it held"
+        ]
 
 
 @dataclass(frozen=True)

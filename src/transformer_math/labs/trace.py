@@ -87,8 +87,11 @@ class Trace:
     count its multiplications), or of a call with a budget of Python steps; with ``derived``, of a gradient that
     must be derived, not measured."""
 
-    def __init__(self, hook, loops: bool, budget: int | None, derived: bool = False, deadline=None) -> None:
+    def __init__(
+        self, hook, loops: bool, budget: int | None, derived: bool = False, deadline=None, advice: str | None = None
+    ) -> None:
         self.hook, self.seen, self.loops, self.budget, self.derived = hook, hook.seen, loops, budget, derived
+        self.advice = advice  # what to write instead, past the budget; else the words for a closed form or weights
         self.deadline = deadline  # a wide case's timing.Deadline: its clock is read at every line
         self.operators: dict = {}  # code object -> {offset: (opname, argument)}
         self.loaded: dict = {}  # frame -> what its last load resolved to
@@ -127,7 +130,7 @@ class Trace:
         if self.budget is not None:
             self.seen.steps += 1
             if self.seen.steps > self.budget:
-                why = (
+                why = self.advice or (
                     "a loop over the entries: too slow at this size, whether it measures each gradient or "
                     "sums it by hand. Write each weight's gradient as one product (X^T times the upstream "
                     "gradient): a backward pass then takes the same few steps at any size"

@@ -1,17 +1,13 @@
 r"""The capstone's checks of the pieces pasted from earlier labs (``your_own_gpt``): each earlier lab's check, with
-a case more where the capstone's use of the piece needs one, and the step budget's advice said for the piece.
+a case more where the capstone's use of the piece needs one.
 
 * ``layer_norm_backward`` gets tokens near $10^6$, where the variance as $E[x^2] - \mu^2$ loses its digits (and
   the block's backward pass, not this piece's check, would fail on it);
 * ``attention`` gets masked scores $10^9$ above the allowed ones, where a mask added to the scores leaves them
-  weight;
-* ``ce_backward`` and ``layer_norm_backward``, past their budget of Python steps, are told to write whole-array
-  operations (the guard's advice speaks of the weights of a model's backward pass, which they have none of).
+  weight.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,40 +18,13 @@ from transformer_math.labs.runner import FunctionCheck
 __all__: list[str] = []
 
 
-# The step budget's advice (the guard's words are for the weights of a model's backward pass), for a backward
-# pass with no weights: what to write instead of the loop.
-WEIGHTS_ADVICE = "Write each weight's gradient as one product"
-ADVICE = {
-    "ce_backward": "Write it with whole-array operations on Z, with no loop: the softmax of every row at once, the "
-    "one-hot of y, the division by N; it then takes the same few steps at any size",
-    "layer_norm_backward": "Write it with whole-array operations along the last axis (a mean over each token's "
-    "features), with no loop; it then takes the same few steps at any size",
-}
-
-
-@dataclass(frozen=True)
-class Advised(FunctionCheck):
-    """A check whose step-budget refusal ends with ``advice`` in place of the guard's, written for weights."""
-
-    advice: str = ""
-
-    def run(self, name: str, function) -> tuple[str, list[str]]:
-        verdict, lines = super().run(name, function)
-        if not self.advice:
-            return verdict, lines
-        return verdict, [
-            line[: line.find(WEIGHTS_ADVICE)] + self.advice if WEIGHTS_ADVICE in line else line for line in lines
-        ]
-
-
 def earlier(module, name: str, own: tuple[str, ...], derived: bool = False, more=None) -> FunctionCheck:
     """The check of an earlier lab's exercise with this lab's refusals (``own``); for a backward pass, ``derived``
-    (no complex or extended-precision numbers) and its own advice at the step budget; and the case ``more(rng)``
-    after its own cases, if given."""
+    (no complex or extended-precision numbers); and the case ``more(rng)`` after its own cases, if given."""
     found = module.check.checks[name]
     cases = found.cases if more is None else lambda rng: [*found.cases(rng), more(rng)]
     options = {**found.__dict__, "own": own, "derived": derived, "cases": cases}
-    return Advised(**options, advice=ADVICE.get(name, "")) if name in ADVICE else FunctionCheck(**options)
+    return FunctionCheck(**options)
 
 
 def far_rows(rng: np.random.Generator) -> Case:
