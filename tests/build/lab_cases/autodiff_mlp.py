@@ -315,6 +315,13 @@ MISTAKES += [
     ),
     mistake(
         "tanh",
+        "tanh rebuilt from + * /, inverted at t by bisection, its slope by Richardson-refined differences",
+        TANH
+        + "        def _exp(x):\n            term, total, k = 1.0, 1.0, 1\n            while abs(term) > 1e-18 * abs(total):\n                term, k = term * x / k, k + 1\n                total += term\n            return total\n\n        def _tanh(x):\n            e = _exp(2 * x)\n            return (e - 1) / (e + 1)\n\n        lo, hi = -20.0, 20.0\n        for _ in range(80):\n            mid = (lo + hi) / 2\n            lo, hi = (mid, hi) if _tanh(mid) < out.data else (lo, mid)\n        x0 = (lo + hi) / 2\n        h, table = 0.2 * (1 - abs(out.data)) + 1e-3, []\n        for i in range(6):\n            row = [(_tanh(x0 + h) - _tanh(x0 - h)) / (2 * h)]\n            for j in range(i):\n                row.append(row[j] + (row[j] - table[i - 1][j]) / (3.0, 15.0, 63.0, 255.0, 1023.0)[j])\n            table.append(row)\n            h /= 2\n        self.grad += table[-1][-1] * out.grad\n"
+        + TANH_END,
+    ),
+    mistake(
+        "tanh",
         "a complex-step derivative",
         TANH
         + "        self.grad += cmath.tanh(complex(self.data, 1e-20)).imag / 1e-20 * out.grad\n"
