@@ -153,3 +153,27 @@ def test_a_looped_ce_backward_is_advised_for_ce_backward(notebook, capsys):
     assert printed.startswith("Wrong: ce_backward - case"), printed
     assert "steps of Python" in printed and "Write it with whole-array operations on Z" in printed, printed
     assert "X^T" not in printed and "weight" not in printed, printed
+
+
+def test_a_train_that_decays_the_wrong_parameters_is_told_which(notebook, capsys):
+    """AdamW's decay on every parameter, on none, or on the vectors alone: the failure names where the decay went."""
+    head = (
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n"
+        "    m = {name: np.zeros_like(value) for name, value in params.items()}\n"
+        "    v = {name: np.zeros_like(value) for name, value in params.items()}\n    losses = []\n"
+        "    for t, (x, y) in enumerate(batches, start=1):\n        logits, cache = gpt_forward(params, x, n_heads)\n"
+        "        losses.append(cross_entropy(logits, y))\n"
+        "        grads = gpt_backward(params, cache, ce_backward(logits, y))\n        for name in params:\n"
+    )
+    step = (
+        "            params[name], m[name], v[name] = adamw_step(params[name], grads[name], m[name], v[name], t, lr, "
+        "decay)\n    return losses\n"
+    )
+    for decay, said in [
+        ("weight_decay", "the decay reached the vectors too"),
+        ("0.0", "no parameter was decayed"),
+        ("weight_decay if params[name].ndim < 2 else 0.0", "the decay reached the vectors and not the matrices"),
+    ]:
+        printed = verdict(notebook, head + f"            decay = {decay}\n" + step, "train", capsys)
+        assert printed.startswith("Wrong: train - case 2 of"), printed
+        assert said in printed, printed

@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from transformer_math.block import BLOCK_NAMES
+
 __all__: list[str] = []
 
 # NumPy's functions as imported. A cell that replaces one (``np.all = lambda *a, **k: True``) would change what
@@ -112,4 +114,29 @@ def compare_parts(got, expected: tuple, names: tuple[str, ...], **options) -> li
         lines = compare(part, reference, **options)
         if lines:
             return [f"{name}: {lines[0]}", *lines[1:]]
+    return None
+
+
+def forward_rank(name: str) -> tuple[int, int]:
+    """Where a parameter is used in the forward pass: the embeddings, then block 0's arrays in the order of
+    BLOCK_NAMES, block 1's (``h1.``), ..., then the final LayerNorm and the unembedding."""
+    layer, _, base = name.rpartition(".")
+    if base in BLOCK_NAMES:
+        return (1 + int(layer[1:] or 0), BLOCK_NAMES.index(base))
+    return (10**6, ("lnf_g", "lnf_b", "W_U").index(base)) if base in ("lnf_g", "lnf_b", "W_U") else (0, 0)
+
+
+def compare_grads(got, expected: dict, tol: float, rtol: float = 1e-6) -> list[str] | None:
+    """Every gradient of a dictionary, by name: a missing one, a shape, or the largest error. The names are
+    compared in backward order (the reverse of the parameters' forward order), so the first one reported is
+    the earliest wrong step of the backward pass: a forgotten final LayerNorm shows at ``lnf_g``, not at ``W_E``."""
+    if not isinstance(got, dict):
+        return [f"the gradients should be a dict by parameter name; it is a {type(got).__name__}"]
+    missing = sorted(set(expected) - set(got))
+    if missing:
+        return [f"it has no gradient for {', '.join(missing[:4])}" + (", ..." if len(missing) > 4 else "")]
+    for name in sorted(expected, key=forward_rank, reverse=True):
+        lines = compare(got[name], expected[name], tol=tol, rtol=rtol)
+        if lines:
+            return [f"grads[{name!r}]: {lines[0]}", *lines[1:]]
     return None

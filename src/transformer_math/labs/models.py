@@ -51,3 +51,8 @@ def drawn_model(
             params[prefix(layer) + name] = 0.1 * rng.normal(size=params[prefix(layer) + name].shape)
     params["lnf_g"], params["lnf_b"] = 1 + 0.2 * rng.normal(size=d), 0.1 * rng.normal(size=d)
     return params
+
+
+def gpt_model(rng: np.random.Generator, vocab: int, d: int, n_layers: int, n_ctx: int = 12) -> dict[str, np.ndarray]:
+    """The capstone's GPT: learned positions, a feed-forward layer twice the width."""
+    return drawn_model(rng, vocab, d, 2 * d, n_layers=n_layers, positions="learned", n_ctx=n_ctx)

@@ -47,14 +47,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.block import BLOCK_NAMES
 from transformer_math.block import block_backward as reference_block_backward
 from transformer_math.block import block_forward as reference_block_forward
-from transformer_math.information import cross_entropy_from_logits
 from transformer_math.labs import adam, attention, backward_passes, cross_entropy, transformer_block
 from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case
-from transformer_math.labs.diagnose import compare
+from transformer_math.labs.diagnose import compare, compare_grads
 from transformer_math.labs.forward_cache import (
     block_cache_fault,
     gpt_cache_fault,
@@ -62,13 +60,13 @@ from transformer_math.labs.forward_cache import (
     run_block_forward,
     run_gpt_forward,
 )
-from transformer_math.labs.models import drawn_block, drawn_model
+from transformer_math.labs.models import drawn_block, gpt_model
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 from transformer_math.labs.submitted import refusal
 from transformer_math.labs.timing import TimeLimit
 from transformer_math.labs.your_own_gpt_pasted import earlier, far_rows, masked_far_above
-from transformer_math.model import backward, cross_entropy_backward, forward
-from transformer_math.optim import AdamW
+from transformer_math.labs.your_own_gpt_train import train_check
+from transformer_math.model import backward, forward
 
 __all__ = ["check"]
 
@@ -90,17 +88,13 @@ WORK = TimeLimit(
 )
 
 
-def model(rng, vocab, d, n_layers, n_ctx=12):
-    return drawn_model(rng, vocab, d, 2 * d, n_layers=n_layers, positions="learned", n_ctx=n_ctx)
-
-
 def embed_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        Case((model(rng, 7, 8, 1), np.array([0, 1, 2, 3])), about="one sequence"),
-        Case((model(rng, 5, 8, 1), rng.integers(0, 5, size=(3, 6))), about="a batch of 3"),
-        Case((model(rng, 9, 4, 1), [8]), about="one token, a list"),
-        Case((model(rng, 6, 8, 1), rng.integers(0, 6, size=12)), about="as long as the positions go"),
-        Case((model(rng, 6, 8, 1), np.array([2, 2, 2])), about="one token three times"),
+        Case((gpt_model(rng, 7, 8, 1), np.array([0, 1, 2, 3])), about="one sequence"),
+        Case((gpt_model(rng, 5, 8, 1), rng.integers(0, 5, size=(3, 6))), about="a batch of 3"),
+        Case((gpt_model(rng, 9, 4, 1), [8]), about="one token, a list"),
+        Case((gpt_model(rng, 6, 8, 1), rng.integers(0, 6, size=12)), about="as long as the positions go"),
+        Case((gpt_model(rng, 6, 8, 1), np.array([2, 2, 2])), about="one token three times"),
     ]
 
 
@@ -121,36 +115,11 @@ def block_cases(rng: np.random.Generator) -> list[Case]:
 
 def gpt_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        Case((model(rng, 7, 8, 1), np.array([0, 1, 2, 3]), 2), about="one block"),
-        Case((model(rng, 9, 8, 2), rng.integers(0, 9, size=(2, 5)), 2), about="two blocks, a batch of 2"),
-        Case((model(rng, 6, 12, 3), rng.integers(0, 6, size=7), 4), about="three blocks, four heads"),
-        Case((model(rng, 5, 8, 2), [3], 1), about="one token, one head"),
+        Case((gpt_model(rng, 7, 8, 1), np.array([0, 1, 2, 3]), 2), about="one block"),
+        Case((gpt_model(rng, 9, 8, 2), rng.integers(0, 9, size=(2, 5)), 2), about="two blocks, a batch of 2"),
+        Case((gpt_model(rng, 6, 12, 3), rng.integers(0, 6, size=7), 4), about="three blocks, four heads"),
+        Case((gpt_model(rng, 5, 8, 2), [3], 1), about="one token, one head"),
     ]
-
-
-def forward_rank(name: str) -> tuple[int, int]:
-    """Where a parameter is used in the forward pass: the embeddings, then block 0's arrays in the order of
-    BLOCK_NAMES, block 1's (``h1.``), ..., then the final LayerNorm and the unembedding."""
-    layer, _, base = name.rpartition(".")
-    if base in BLOCK_NAMES:
-        return (1 + int(layer[1:] or 0), BLOCK_NAMES.index(base))
-    return (10**6, ("lnf_g", "lnf_b", "W_U").index(base)) if base in ("lnf_g", "lnf_b", "W_U") else (0, 0)
-
-
-def compare_grads(got, expected: dict, tol: float, rtol: float = 1e-6) -> list[str] | None:
-    """Every gradient of a dictionary, by name: a missing one, a shape, or the largest error. The names are
-    compared in backward order (the reverse of the parameters' forward order), so the first one reported is
-    the earliest wrong step of the backward pass: a forgotten final LayerNorm shows at ``lnf_g``, not at ``W_E``."""
-    if not isinstance(got, dict):
-        return [f"the gradients should be a dict by parameter name; it is a {type(got).__name__}"]
-    missing = sorted(set(expected) - set(got))
-    if missing:
-        return [f"it has no gradient for {', '.join(missing[:4])}" + (", ..." if len(missing) > 4 else "")]
-    for name in sorted(expected, key=forward_rank, reverse=True):
-        lines = compare(got[name], expected[name], tol=tol, rtol=rtol)
-        if lines:
-            return [f"grads[{name!r}]: {lines[0]}", *lines[1:]]
-    return None
 
 
 def forward_first(name: str, function, args, reference, cache_fault=None):
@@ -223,10 +192,10 @@ def compare_block_grads(got, expected, tol):
 
 
 def gpt_backward_cases(rng: np.random.Generator) -> list[Case]:
-    params = model(rng, 7, 8, 1)
+    params = gpt_model(rng, 7, 8, 1)
     params["lnf_b"] = params["lnf_b"] + 1e6 * rng.normal(size=8)
     far = Case((params, np.array([0, 1, 2, 3, 1]), 2), about="a final shift near 1e6: a loss too large to difference")
-    wide = Case((model(rng, 7, 96, 1), rng.integers(0, 7, size=(2, 6)), 4), about=f"width 96: {ENTRIES}")
+    wide = Case((gpt_model(rng, 7, 96, 1), rng.integers(0, 7, size=(2, 6)), 4), about=f"width 96: {ENTRIES}")
     cases = []
     for case in [far, *gpt_cases(rng), wide]:
         params, tokens, n_heads = case.args
@@ -254,127 +223,6 @@ def run_gpt_backward(function, params, tokens, n_heads, dlogits):
 def reference_gpt_grads(params, tokens, n_heads, dlogits):
     _, cache = forward(params, np.asarray(tokens), n_heads)
     return backward(params, cache, dlogits)
-
-
-def train_cases(rng: np.random.Generator) -> list[Case]:
-    def batches(vocab, count, shape):
-        return [tuple(rng.integers(0, vocab, size=shape) for _ in range(2)) for _ in range(count)]
-
-    return [  # the smallest first: a check that stops at its first wrong case runs a slow wrong answer little
-        Case((model(rng, 6, 4, 1), batches(6, 2, (1, 6)), 1), {"weight_decay": 0.0}, about="no decay"),
-        Case((model(rng, 7, 8, 1), batches(7, 3, (2, 5)), 2), about="one block, 3 batches of 2 windows"),
-        Case(
-            (model(rng, 5, 8, 2), batches(5, 4, (3, 4)), 2),
-            {"lr": 0.01, "weight_decay": 0.5},
-            about="two blocks, other lr and decay",
-        ),
-    ]
-
-
-# The learner's gpt_backward as train meets it in the check: its gradients with their signs flipped, so that the
-# reference's steps (on the same flipped gradients) are reached only by a step that uses what it returned; a
-# gradient taken elsewhere (measured from the loss) descends where the reference climbs. Compiled outside any
-# module, it runs as the learner's code, whose call of the learner's gpt_backward the guard counts.
-FLIPPED = compile(
-    "def gpt_backward(params, cache, dlogits):\n"
-    "    calls.append(1)\n"
-    "    grads = mine(params, cache, dlogits)\n"
-    "    return {k: -g for k, g in grads.items()} if isinstance(grads, dict) else grads\n",
-    "<the check's gpt_backward>",
-    "exec",
-)
-
-
-def run_train(function, params, batches, n_heads, **options):
-    """The learner's train, its globals' gpt_backward flipped while it runs (``FLIPPED``): the losses, the
-    parameters, and how often the flipped gpt_backward was called."""
-    namespace = getattr(function, "__globals__", {})
-    mine = namespace.get("gpt_backward")
-    wrapper = {"mine": mine, "calls": []}
-    if callable(mine):
-        exec(FLIPPED, wrapper)  # noqa: S102 - the check's own few lines
-        namespace["gpt_backward"] = wrapper["gpt_backward"]
-    try:
-        losses = function(params, iter(batches), n_heads, **options)
-    finally:
-        if callable(mine):
-            namespace["gpt_backward"] = mine
-    if losses is Ellipsis:
-        return ...
-    return losses, params, len(wrapper["calls"])
-
-
-def learners_gpt_backward(function):
-    """The learner's gpt_backward, whose calls the guard counts while ``train`` runs."""
-    mine = getattr(function, "__globals__", {}).get("gpt_backward")
-    return (mine.__code__,) if hasattr(mine, "__code__") else ()
-
-
-def calls_gpt_backward(result, case, seen) -> list[str] | None:
-    """A step's gradients come from the learner's backward pass: at least one call of gpt_backward a batch (a
-    gradient measured from the loss passes the comparison, since AdamW's step hardly sees its small errors)."""
-    batches, calls = len(case.args[1]), sum(seen.calls.values())
-    if calls >= batches:
-        return None
-    return [
-        f"it called your gpt_backward {calls} times for {batches} batches: each step's gradients come from your "
-        "backward pass, once a batch (a gradient measured from the loss is not the exercise)"
-    ]
-
-
-def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
-    """The loop the lab asks for, with the library, on the flipped gradients train gets in the check
-    (``FLIPPED``); and the same loop on the gradients as they are, for the message of a step that ignores them."""
-    plain = {name: value.copy() for name, value in params.items()}
-    return (*steps(params, batches, n_heads, lr, weight_decay, -1.0), steps(plain, batches, n_heads, lr, weight_decay))
-
-
-def steps(params, batches, n_heads, lr, weight_decay, sign=1.0):
-    """AdamW, its decay on the matrices only, on ``sign`` times the gradients: the losses and the parameters."""
-    matrices = [name for name in params if params[name].ndim >= 2]
-    vectors = [name for name in params if params[name].ndim < 2]
-    decayed = AdamW([params[name] for name in matrices], lr=lr, weight_decay=weight_decay)
-    kept = AdamW([params[name] for name in vectors], lr=lr, weight_decay=0.0)
-    losses = []
-    for x, y in batches:
-        logits, cache = forward(params, x, n_heads)
-        losses.append(cross_entropy_from_logits(logits, y))
-        grads = backward(params, cache, cross_entropy_backward(logits, y))
-        decayed.step([sign * grads[name] for name in matrices])
-        kept.step([sign * grads[name] for name in vectors])
-    return losses, params
-
-
-def compare_training(got, expected, tol):
-    if not (isinstance(got, tuple) and len(got) == 3):
-        return ["it should return the list of losses, one per batch"]
-    losses, params, calls = got
-    if calls < len(expected[0]):  # a gradient from elsewhere, or gpt_backward under another name: say so
-        return [
-            f"it called your gpt_backward {calls} times for {len(expected[0])} batches (by that name, which the "
-            "check follows): each step's gradients come from your backward pass, called as gpt_backward once a "
-            "batch (a gradient measured from the loss is not the exercise)"
-        ]
-    lines = compare_steps(losses, params, expected, tol)
-    if lines and not compare_steps(losses, params, expected[2], 1e-6):
-        return [
-            "the step does not use what your gpt_backward returned: the check changed its gradients, and your "
-            "parameters moved as if it had not (take each step's gradients from that call's result)"
-        ]
-    return lines
-
-
-def compare_steps(losses, params, expected, tol):
-    lines = compare(
-        np.asarray(losses, dtype=float) if isinstance(losses, (list, tuple, np.ndarray)) else losses,
-        expected[0],
-        tol=tol,
-        rtol=1e-6,
-    )
-    if lines:
-        return [f"the losses: {lines[0]}", *lines[1:]]
-    lines = compare_grads(params, expected[1], tol)
-    return [line.replace("grads[", "params[", 1) for line in lines] + ["  (after the steps)"] if lines else None
 
 
 ENTRIES = "a gradient measured entry by entry exceeds the work budget"
@@ -424,18 +272,7 @@ check = Checks(
             budget=MODEL_STEPS,
             derived=True,
         ),
-        "train": FunctionCheck(
-            ("params", "batches", "n_heads"),
-            train_cases,
-            reference_train,
-            tol=1e-8,
-            own=OWN,
-            call=run_train,
-            mutates=("params",),
-            compare_with=compare_training,
-            watch=learners_gpt_backward,
-            verify=calls_gpt_backward,
-        ),
+        "train": train_check(OWN),
         "prediction": Choice(("beats it", "does not")),
     },
 )
