@@ -378,6 +378,27 @@ def test_a_number_by_hand_is_checked_against_its_hash_with_one_unit_either_side(
     ]
 
 
+def test_a_number_by_hand_searched_in_a_loop_meets_a_pause(monkeypatch):
+    """Twelve different wrong answers are judged at once; past them, one answer each ten seconds, the right one
+    too: a loop over 20,000 candidates would take days. An answer already given is judged again at once."""
+    from transformer_math.labs import hand
+
+    clock = [1000.0]
+    monkeypatch.setattr(hand.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(hand, "_tries", {})
+    monkeypatch.setattr(hand, "_last", {})
+    number = HandNumber(digest("floor", "0.6035"))
+    verdicts = [number.run("floor", k / 100)[0] for k in range(12)]
+    assert verdicts == ["Wrong"] * 12
+    assert number.run("floor", 0.5)[0] == "Wrong"  # the 13th: judged, and the pause starts
+    verdict, lines = number.run("floor", 0.6035)
+    assert verdict == "Not yet" and "one answer each 10 seconds" in lines[0], lines
+    assert number.run("floor", 0.05)[0] == "Wrong"  # given before: no search
+    clock[0] += 10
+    assert number.run("floor", 0.6035) == ("Correct", [])
+    assert number.run("floor", 0.7)[0] == "Not yet"
+
+
 def test_a_prediction_takes_any_offered_answer_in_the_form_asked(capsys):
     check = Checks("demo", {"prediction": Choice(("grows", "stays"))})
     for value in ("grows", " Stays ", "maybe", ..., {"a": "grows"}):

@@ -15,6 +15,7 @@ Example
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +23,12 @@ import numpy as np
 from transformer_math.labs.runner import NOT_YET, holds_ellipsis
 
 SALT = b"transformer-math labs"
+# A learner's tries come a few seconds apart; a loop that calls the check as an answer key makes thousands. Past
+# FREE_TRIES different wrong answers to one number, the check judges one answer each PAUSE seconds.
+FREE_TRIES = 12
+PAUSE = 10.0
+_tries: dict[str, set[str]] = {}  # the number's name -> the wrong answers given to it, in this process
+_last: dict[str, float] = {}  # the number's name -> when its check last judged, past the free tries
 
 
 def digest(name: str, text: str) -> str:
@@ -49,7 +56,8 @@ def hand_text(value, decimals: int) -> list[str]:
 class HandNumber:
     """A number (or a few) worked out by hand, compared with the hash of the answer at ``decimals`` decimals.
 
-    ``slips`` maps the hash of a typical wrong answer to what it tells about the slip."""
+    ``slips`` maps the hash of a typical wrong answer to what it tells about the slip. Past ``FREE_TRIES``
+    different wrong answers, one answer is judged each ``PAUSE`` seconds: a loop over candidates meets a wait."""
 
     answer: str  # the hash, from digest(name, text)
     decimals: int = 4
@@ -67,8 +75,18 @@ class HandNumber:
             return "Wrong", [f"{name} should be {'one finite number' if self.size == 1 else f'{self.size} numbers'}"]
         shown = value if self.size > 1 else array.reshape(-1)[0]
         texts = hand_text(shown if self.size > 1 else float(shown), self.decimals)
+        wrong = _tries.setdefault(name, set())
+        if len(wrong) >= FREE_TRIES and texts[0] not in wrong:
+            now = time.monotonic()
+            if now - _last.get(name, -PAUSE) < PAUSE:
+                return "Not yet", [
+                    f"{len(wrong)} different answers so far: past {FREE_TRIES}, this check judges one answer each "
+                    f"{PAUSE:.0f} seconds (it is not an answer key to search). Work it out from the hint"
+                ]
+            _last[name] = now
         if any(digest(name, text) == self.answer for text in texts):
             return "Correct", []
+        wrong.add(texts[0])
         slip = self.slips.get(digest(name, texts[0]))
         said = ", ".join(f"{v:.{self.decimals}f}" for v in array.reshape(-1))
         return "Wrong", [f"{said} is not it (to {self.decimals} decimals)" + (f": {slip}" if slip else "")]
