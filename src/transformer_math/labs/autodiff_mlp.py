@@ -284,32 +284,56 @@ def tanh_values(output) -> list:
     return found
 
 
+# What a rule may keep from the forward pass, written in t: t itself, or a part of 1 - t^2 worked out there.
+FORMS_OF_T = (lambda t: t, lambda t: t * t, lambda t: 1 - t * t, lambda t: 1 - t, lambda t: 1 + t)
+
+
 def rule_at_another_t(v, upstream: float = 1.5) -> tuple[float, float, float]:
     """``v``'s rule run alone with its t set to another number: that t, the upstream gradient, and what the parent's
-    gradient gained. Everything it changed is put back."""
+    gradient gained. Numbers the rule closes over, or the two values hold, that are t or a part of 1 - t^2 worked
+    out in the forward pass (``FORMS_OF_T``) take that other t's. Everything it changed is put back."""
     (parent,) = {id(p): p for p in v.parents}.values()
     t, other = v.data, (0.0 if abs(v.data) > 0.5 else 0.9)  # 1 - t^2 differs by 0.25 at least
-    cells = [c for c in getattr(v._backward, "__closure__", None) or () if _same_number(c, t)]
+    kept = [
+        *((cell, "cell_contents") for cell in getattr(v._backward, "__closure__", None) or ()),
+        *((owner, name) for owner in (v, parent) for name in _numbers(owner) if name not in ("data", "grad")),
+    ]
+    changes = [(owner, name, value, _form_at(value, t, other)) for owner, name, value in _held(kept)]
+    changes = [change for change in changes if change[3] is not None]
     saved = v.grad, parent.grad
     try:
         v.data, v.grad, parent.grad = other, upstream, 0.0
-        for cell in cells:
-            cell.cell_contents = other
+        for owner, name, _, new in changes:
+            setattr(owner, name, new)
         v._backward()
         gained = float(parent.grad)
     finally:
         v.data, (v.grad, parent.grad) = t, saved
-        for cell in cells:
-            cell.cell_contents = t
+        for owner, name, value, _ in changes:
+            setattr(owner, name, value)
     return other, upstream, gained
 
 
-def _same_number(cell, t: float) -> bool:
-    try:
-        value = cell.cell_contents
-    except ValueError:  # an empty cell
-        return False
-    return isinstance(value, (float, np.floating)) and value == t
+def _numbers(owner) -> list[str]:
+    return [name for name, value in vars(owner).items() if isinstance(value, (float, np.floating))]
+
+
+def _held(kept):
+    for owner, name in kept:
+        try:
+            value = getattr(owner, name)
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(value, (float, np.floating)):
+            yield owner, name, value
+
+
+def _form_at(value: float, t: float, other: float) -> float | None:
+    """``value`` as a form of t (within two roundings of 1), that form at ``other``; else None."""
+    for form in FORMS_OF_T:
+        if abs(value - form(t)) <= 4.5e-16 * max(1.0, abs(value)):
+            return form(other)
+    return None
 
 
 # The Python steps of one tanh case: the folded solution's Value takes 130 to 460 (its forward pass, the rules,

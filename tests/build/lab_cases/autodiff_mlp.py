@@ -130,6 +130,24 @@ RIGHT = [
     ),
     right("tanh", "1 - out.data^2", TANH + "        self.grad += (1 - out.data**2) * out.grad\n" + TANH_END),
     right(
+        "tanh",
+        "the local derivative 1 - t^2 worked out in the forward pass, kept for the rule",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n    local = 1 - t * t\n\n"
+        "    def _backward():\n        self.grad += local * out.grad\n" + TANH_END,
+    ),
+    right(
+        "tanh",
+        "t^2 kept on the output value in the forward pass",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n    out.t_squared = t**2\n\n"
+        "    def _backward():\n        self.grad += (1 - out.t_squared) * out.grad\n" + TANH_END,
+    ),
+    right(
+        "tanh",
+        "(1 - t)(1 + t), both kept from the forward pass",
+        "def tanh(self):\n    t = math.tanh(self.data)\n    out = Value(t, (self,))\n    a, b = 1 - t, 1 + t\n\n"
+        "    def _backward():\n        self.grad += a * b * out.grad\n" + TANH_END,
+    ),
+    right(
         "tanh", "a whole power written as a float", TANH + "        self.grad += (1 - t**2.0) * out.grad\n" + TANH_END
     ),
     right(
