@@ -143,7 +143,7 @@ loss_floor = ...  # a number
 # Every prediction costs $-\ln \frac16 = \ln 6$ at the start. Of the eight targets, tokens 1 to 3 are digits
 # drawn at random, whatever came before: the best a model can do is $\frac15$ each, a cost of $\ln 5$. The
 # separator and the four answer digits are certain for a model that knows the rule: a cost of 0. So the
-# floor is $\frac{3}{8} \ln 5 = 0.60$ on average over sequences it has not seen.
+# floor is $\frac{3}{8} \ln 5 \approx 0.6035$ on average over sequences it has not seen.
 #
 # ```python
 # loss_at_start = 1.7918

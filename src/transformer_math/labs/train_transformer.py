@@ -154,7 +154,7 @@ check = Checks(
         "loss_at_start": HandNumber(
             "94c563c598cf6da69d2b2493",
             slips={
-                "b366d6b54261da4fa4e5cdc6": "the separator is a token too: the model spreads its guess over six",
+                "b366d6b54261da4fa4e5cdc6": "the separator is a token too: count every token the model can give a probability to",
                 "e41bf8c20b181b49d4c11872": "that is in bits, the logarithm to base 2; the loss uses nats",
                 "525df21916b027b6af34eacd": "that is the logarithm to base 10; the loss uses the natural one",
                 "63f7f78d3c7748df0d7c08d1": "that is the probability; the loss is minus its logarithm",
