@@ -18,6 +18,7 @@ from transformer_math.labs import (
     backward_passes,
     depth_rmsnorm_rope,
     matrix_operations,
+    measured,
     train_transformer,
 )
 
@@ -208,3 +209,23 @@ def test_a_tanh_rule_that_rebuilds_and_inverts_tanh_is_refused_by_its_step_budge
     lines = said(autodiff_mlp.check, "tanh", namespace["Value"]).splitlines()
     assert lines[0].startswith("Wrong: tanh - case 1 of"), lines
     assert "steps of Python" in lines[1] and lines[1].endswith(autodiff_mlp.RULE_ADVICE), lines
+
+
+def test_a_gradient_near_but_not_exact_is_told_that_a_derived_one_is_exact():
+    """A gradient within 0.1% (as a difference measures it), and one far off: only the first hears that a derived
+    gradient is exact to rounding."""
+
+    def near(Z, y):
+        Z, y = np.asarray(Z, dtype=float), np.asarray(y)
+        p = np.exp(Z - Z.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        p[..., 0] *= 1 + 1e-6  # a measured gradient's error, about
+        return (p - np.eye(Z.shape[-1])[y]) / y.size
+
+    def far(Z, y):
+        return near(Z, y) * 2
+
+    lines = said(backward_passes.check, "ce_backward", near).splitlines()
+    assert lines[0].startswith("Wrong: ce_backward - case 1 of"), lines
+    assert lines[-1].strip() == measured.NEAR, lines
+    assert measured.NEAR not in said(backward_passes.check, "ce_backward", far)

@@ -159,3 +159,39 @@ def decimal_refused(refuse):
         decimal.setcontext(saved)
         if current is not trapping or any(trapping.flags.values()):
             refuse("a Decimal")
+
+
+NEAR = (
+    "every entry is within 0.1% of the gradient but not exact to rounding, as a derived gradient is: a gradient "
+    "measured by differences errs so, and so does a small term left out (an eps)"
+)
+
+
+def near_not_exact(result, expected) -> str | None:
+    """``NEAR`` when the learner's gradients (an array, a tuple of them, a dict by name) are all within 0.1% of the
+    expected ones, each array's largest entry the scale: the error of a difference, or of a small term left out."""
+    got, want = _arrays(result), _arrays(expected)
+    if not want or len(got) != len(want):
+        return None
+    for g, w in zip(got, want):
+        if g is None or w is None or g.shape != w.shape:
+            return None
+        scale = float(np.max(np.abs(w))) if w.size else 0.0
+        if not np.all(np.isfinite(g)) or np.max(np.abs(g - w), initial=0.0) > 1e-3 * scale:
+            return None
+    return NEAR
+
+
+def _arrays(value) -> list:
+    if isinstance(value, dict):
+        return [_array(value[k]) for k in sorted(value, key=str)]
+    if isinstance(value, tuple):
+        return [_array(v) for v in value]
+    return [_array(value)]
+
+
+def _array(value):
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None

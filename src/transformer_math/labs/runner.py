@@ -51,6 +51,7 @@ from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
 from transformer_math.labs.diagnose import compare, compare_parts, replaced_numpy
 from transformer_math.labs.guard import WriteItYourself, guarded
+from transformer_math.labs.measured import near_not_exact
 from transformer_math.labs.submitted import refusal
 
 __all__: list[str] = []
@@ -267,8 +268,9 @@ class FunctionCheck:
             lines = compare_parts(result, expected, self.parts, **options)
         else:
             lines = compare(result, expected, **options)
+        near = lines and self.derived and near_not_exact(result, expected)
         if lines:
-            raise Verdict("Wrong", *lines)
+            raise Verdict("Wrong", *lines, *([near] if near else []))
         late = deadline and deadline.late()  # a call the trace could not stop: one long NumPy call
         if late:
             raise Verdict("Wrong", late)
