@@ -142,7 +142,7 @@ def test_the_numbers_the_labs_prose_states():
             f"$1 - 0.9^t$ is within 1 % of 1 after {math.ceil(math.log(0.01) / math.log(0.9))} steps, $1 - 0.999^t$"
             f" only after {math.ceil(math.log(0.01) / math.log(0.999)):,}",
         ),
-        ("train-transformer", f"$\\frac{{3}}{{8}} \\ln 5 = {3 / 8 * math.log(5):.2f}$"),
+        ("train-transformer", f"$\\frac{{3}}{{8}} \\ln 5 \\approx {3 / 8 * math.log(5):.4f}$"),
         ("train-transformer", f"$\\frac14 + \\frac34 \\cdot \\frac15 = {1 / 4 + 3 / 4 / 5:.1f}$"),
         ("backward-passes", "$\\operatorname{softmax}(z) = (0.2, 0.6, 0.2)$"),
         ("your-own-gpt", "{} nats per character after {} and {}".format(*stored_writer_run("2 x 64", 4))),
