@@ -254,9 +254,9 @@ check("rms_norm", rms_norm)
 #
 # LayerNorm and RMSNorm divide by different things, yet one is the other applied to a changed input. Write
 # `layer_norm_from_rms(x, gamma, eps=1e-5)`, LayerNorm without its shift ($\beta = 0$), whose result is what
-# your `rms_norm` returns: the check runs it a second time with an `rms_norm` that answers twice its value,
-# and your result must double; it also records what your `rms_norm` is given, which must be the changed input
-# and `gamma`.
+# your `rms_norm` returns: the check runs it a second time with an `rms_norm` that answers its value with each
+# entry moved by an amount of its own, and each entry of your result must move with it; it also records what your
+# `rms_norm` is given, which must be the changed input and `gamma`.
 
 
 # %% tags=["exercise"]

@@ -105,7 +105,7 @@ if prediction is not Ellipsis:
 # one distribution and a 2-D array one distribution per row, as attention needs (any number of leading
 # axes, and lists too). It must give the right numbers for `[1000, 1001, 1002]`, for
 # `[-1000, 0, 1000]`, and for rows that lie far apart from each other. Leave `x` as it is: compute the
-# result in a new array.
+# result in a new array, with no less precision than `x` (float64 scores give float64 probabilities).
 
 
 # %% tags=["exercise"]

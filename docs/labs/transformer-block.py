@@ -319,7 +319,7 @@ check("prediction", prediction)
 # `tokens.shape + (V,)`, for `tokens` of shape $(n,)$ or a batch $(B, n)$, with the model of
 # [the chapter](https://transformer-math.github.io/mathematics-for-transformers/part-4/block/): sinusoidal
 # positions, every block of `params` in order, then the final LayerNorm and $W_U$. The hidden models have one,
-# two or three blocks and one, two or four heads; how many blocks, only the keys of `params` tell.
+# two, three or twelve blocks and one, two or four heads; how many blocks, only the keys of `params` tell.
 
 
 # %% tags=["exercise"]

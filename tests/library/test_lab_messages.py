@@ -19,6 +19,7 @@ from transformer_math.labs import (
     depth_rmsnorm_rope,
     matrix_operations,
     measured,
+    softmax,
     train_transformer,
 )
 
@@ -62,6 +63,44 @@ def test_gamma_applied_outside_rms_norm_is_named_as_such_not_as_uncentred_tokens
     assert said(depth_rmsnorm_rope.check, "layer_norm_from_rms", beside).splitlines()[1].strip() == (
         depth_rmsnorm_rope.CENTRED
     )
+
+
+def test_a_layer_norm_of_their_own_rescaled_by_a_ratio_from_rms_norm_is_named_and_rms_norm_alone_passes():
+    rescaled = learners(
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+        "    r = rms_norm(x - x.mean(axis=-1, keepdims=True), gamma, eps)\n"
+        "    own = gamma * (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n"
+        "    return own * (r[..., :1] / own[..., :1])\n",
+        "layer_norm_from_rms",
+    )
+    lines = said(depth_rmsnorm_rope.check, "layer_norm_from_rms", rescaled).splitlines()
+    assert lines[0].startswith("Wrong: layer_norm_from_rms - case 1 of"), lines
+    assert lines[1].strip() == depth_rmsnorm_rope.RESCALED
+    through = learners(
+        "def layer_norm_from_rms(x, gamma, eps=1e-5):\n    x = np.asarray(x, dtype=float)\n"
+        "    return rms_norm(x - x.mean(axis=-1, keepdims=True), gamma, eps)\n",
+        "layer_norm_from_rms",
+    )
+    assert said(depth_rmsnorm_rope.check, "layer_norm_from_rms", through).startswith("Correct: layer_norm_from_rms")
+
+
+def test_a_softmax_cast_to_float32_is_refused_for_float64_scores_and_kept_float32_is_not():
+    def cast(x):
+        x = np.asarray(x, dtype=float)
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+    lines = said(softmax.check, "softmax", cast).splitlines()
+    assert lines[0].startswith("Wrong: softmax - case 1 of"), lines
+    assert lines[1].strip() == "the result is float32 where the input was float64: keep the input's precision"
+
+    def kept(x):
+        x = np.asarray(x)
+        x = x.astype(np.result_type(x, np.float32))
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    assert said(softmax.check, "softmax", kept).startswith("Correct: softmax")
 
 
 def test_no_sequences_to_train_on_may_come_back_in_any_empty_shape():

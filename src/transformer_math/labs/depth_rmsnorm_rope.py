@@ -8,9 +8,10 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
   that a naive answer fails), float32.
 * ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
   must do the dividing: the guard counts its calls, and the function runs a second time with ``rms_norm``
-  answering twice its value, which must double the result (a result computed beside ``rms_norm`` does not),
-  and which records what ``rms_norm`` is given: the centred tokens (a LayerNorm computed beside it, times
-  ``rms_norm`` of ones, doubles too), and ``gamma`` (its result scaled by gamma outside is named as such).
+  answering its value with each entry moved by an amount of its own, which must move each entry of the result
+  alike (a result computed beside ``rms_norm``, or rescaled by a ratio from it, does not), and which records what
+  ``rms_norm`` is given: the centred tokens (a LayerNorm computed beside it, times ``rms_norm`` of ones, is named
+  so), and ``gamma`` (its result scaled by gamma outside is named as such).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
   heads in front, positions that are not $0, 1, \dots$ and another base (drawn anew at every run), float32.
 * ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
@@ -171,9 +172,17 @@ def uses_rms_norm(function):
     return (mine.__code__,) if hasattr(mine, "__code__") else ()
 
 
-def with_doubled_rms_norm(function, x, gamma, **options):
-    """The learner's function, then again with their ``rms_norm`` answering twice its value: the result must
-    double if ``rms_norm`` does the dividing."""
+def bent(value):
+    """What the learner's ``rms_norm`` answers while ``layer_norm_from_rms`` runs again: its value, each entry moved
+    by an amount of its own (not a multiple of the value, which a per-token rescaling would pass on too)."""
+    value = np.asarray(value, dtype=float)
+    return value + value * value / 8
+
+
+def with_rms_norm_bent(function, x, gamma, **options):
+    """The learner's function, then again with their ``rms_norm`` answering ``bent`` of its value: if ``rms_norm``
+    does the work, each entry of the result moves as ``bent`` moves it (a LayerNorm of their own, rescaled by a
+    ratio from ``rms_norm``, moves by another amount)."""
     result = function(x, gamma, **options)
     namespace = getattr(function, "__globals__", {})
     mine = namespace.get("rms_norm")
@@ -182,27 +191,33 @@ def with_doubled_rms_norm(function, x, gamma, **options):
 
     received = []  # what rms_norm was given: the centred tokens and gamma, or it does not do the work
 
-    def doubled(*args, **kwargs):
+    def bent_rms_norm(*args, **kwargs):
         received.append((args, kwargs))
-        return 2 * np.asarray(mine(*args, **kwargs), dtype=float)
+        return bent(mine(*args, **kwargs))
 
-    namespace["rms_norm"] = doubled
+    namespace["rms_norm"] = bent_rms_norm
     try:
         again = function(copy.deepcopy(x), copy.deepcopy(gamma), **options)
     finally:
         namespace["rms_norm"] = mine
     try:
-        uses_it = np.allclose(np.asarray(again, dtype=float), 2 * np.asarray(result, dtype=float), rtol=1e-9, atol=0)
+        uses_it = np.allclose(np.asarray(again, dtype=float), bent(result), rtol=1e-9, atol=1e-12)
     except (TypeError, ValueError):
         uses_it = False
-    if not uses_it:
+    if not received:
         raise Verdict("Wrong", "its result is not what your rms_norm returns: let rms_norm do the dividing")
     missing = not_given(mine, received, x, gamma)
     if missing:
         raise Verdict("Wrong", missing)
+    if not uses_it:
+        raise Verdict("Wrong", RESCALED)
     return result
 
 
+RESCALED = (
+    "its result is not what your rms_norm returns, entry by entry: let rms_norm do the dividing (a result of your"
+    " own, even one rescaled by a ratio from rms_norm, is not it)"
+)
 CENTRED = (
     "your rms_norm was not given the centred tokens: let rms_norm do the work (a LayerNorm of your own, scaled by"
     " rms_norm of something else, is not it)"
@@ -236,7 +251,7 @@ def not_given(rms_norm, received: list, x, gamma) -> str | None:
     return CENTRED if not tokens else None if gains else GAMMA
 
 
-DOUBLED = "transformer_math.labs.depth_rmsnorm_rope.with_doubled_rms_norm.<locals>.doubled"
+BENT = "transformer_math.labs.depth_rmsnorm_rope.with_rms_norm_bent.<locals>.bent_rms_norm"
 
 
 def calls_rms_norm(result, case, seen) -> list[str] | None:
@@ -267,8 +282,8 @@ check = Checks(
             own=OWN,
             watch=uses_rms_norm,
             verify=calls_rms_norm,
-            call=with_doubled_rms_norm,
-            allowed=(DOUBLED,),
+            call=with_rms_norm_bent,
+            allowed=(BENT,),
         ),
         "apply_rope": FunctionCheck(("x", "positions"), rope_cases, reference_apply_rope, rtol=1e-6, own=OWN),
         "rope_attention_scores": FunctionCheck(

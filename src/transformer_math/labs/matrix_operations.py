@@ -3,7 +3,8 @@ r"""The checks of the lab "Matrix operations" (``docs/labs/matrix-operations.py`
 * ``prediction`` -- whether $AB$ and $BA$ are equal.
 * ``entry_0_1`` -- one entry of a product, worked out by hand (checked against a hash).
 * ``row_dots`` -- the matrix of dot products of every row of $X$ with every row of $Y$, for shapes from
-  $1 \times 1$ to $4 \times 5$: which transpose, on which side.
+  $1 \times 1$ to $4 \times 5$, $Y$ square among them (one drawn anew at every run): which transpose, on which
+  side.
 * ``matmul`` -- the matrix product written with loops, run on arrays that refuse ``@``, ``np.matmul``,
   ``np.dot`` and ``np.einsum`` (``loops_only_array``), and whose entries count their multiplications: every
   $X_{ik}$ must meet every $Y_{kj}$, $n \cdot m \cdot p$ pairs of entries (a multiplication of anything else, or
@@ -39,7 +40,7 @@ def row_dots_cases(rng: np.random.Generator) -> list[Case]:
     def pair(n, m, d):
         return rng.integers(-5, 6, size=(n, d)).astype(float), rng.normal(size=(m, d))
 
-    return [
+    cases = [
         Case(pair(2, 4, 3)),
         Case(pair(3, 3, 2), about="square results"),
         Case(pair(1, 1, 5)),
@@ -47,6 +48,9 @@ def row_dots_cases(rng: np.random.Generator) -> list[Case]:
         Case(tuple(a.tolist() for a in pair(2, 3, 4)), about="lists"),
         Case(tuple(a.astype(np.float32) for a in pair(3, 2, 3)), about="float32", tol=1e-4),
     ]
+    # Y square (m = d): there X @ Y has the right shape, so an answer that falls back on it fails only here
+    n, d = (int(k) for k in rng.integers((1, 2), (5, 5)))
+    return [*cases, Case(pair(2, 3, 3), about="Y square"), Case(pair(n, d, d), about="Y square", fresh=True)]
 
 
 def matmul_cases(rng: np.random.Generator) -> list[Case]:

@@ -9,8 +9,8 @@ r"""The checks of the lab "The Transformer block" (``docs/labs/transformer-block
 * ``transformer_block`` -- the pre-LN block, written after diagnosing a wired-wrong one with the notebook's
   probe: 1, 2 and 4 heads, a batch.
 * ``prediction`` -- whether two sentences that start alike get the same first row of logits.
-* ``forward_pass`` -- tokens to logits through $L = 1, 2, 3$ blocks (counted from the model's keys), one sequence
-  or a batch.
+* ``forward_pass`` -- tokens to logits through $L = 1, 2, 3$ and 12 blocks (counted from the model's keys, taken
+  in the order of their numbers), one sequence or a batch.
 
 The references are the library's ``layer_norm``,
 ``block_forward`` and ``forward``, on models whose
@@ -127,6 +127,8 @@ def forward_cases(rng: np.random.Generator) -> list[Case]:
         Case((drawn_model(rng, 6, 12, 24, n_layers=3), rng.integers(0, 6, size=6), 4), about="three blocks, 4 heads"),
         Case((drawn_model(rng, 4, 4, 8, n_layers=2), [2, 0], 1), about="a list of tokens, one head"),
         Case((drawn_model(rng, 9, 8, 16, n_layers=2), rng.integers(0, 9, size=(3, 5)), 2), about="a batch of 3"),
+        # h10. sorts before h2. as text: blocks taken in the keys' sorted order fail only past ten blocks
+        Case((drawn_model(rng, 5, 4, 8, n_layers=12), rng.integers(0, 5, size=3), 1), about="twelve blocks"),
     ]
 
 

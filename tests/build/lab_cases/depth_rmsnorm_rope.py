@@ -477,7 +477,7 @@ MISTAKES += [
     ),
 ]
 
-# LayerNorm computed beside rms_norm, scaled by rms_norm of ones: it doubles with rms_norm, but rms_norm does nothing.
+# LayerNorm computed beside rms_norm, scaled by rms_norm of ones: rms_norm is called, but on something else.
 MISTAKES += [
     mistake(
         "layer_norm_from_rms",
@@ -496,5 +496,17 @@ RIGHT += [
         "    flat = x.reshape(-1, x.shape[-1])\n"
         "    rows = [rms_norm(row - row.mean(), gamma=gamma, eps=eps) for row in flat]\n"
         "    return np.stack(rows).reshape(x.shape)",
+    ),
+]
+
+# The learner's own LayerNorm rescaled, token by token, by a ratio from rms_norm of the right input: it moves with
+# rms_norm when rms_norm is scaled, but not entry by entry.
+MISTAKES += [
+    mistake(
+        "layer_norm_from_rms",
+        "its own LayerNorm rescaled by a ratio from rms_norm",
+        LNR + "    r = rms_norm(x - x.mean(axis=-1, keepdims=True), gamma, eps)\n"
+        "    own = gamma * (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n"
+        "    return own * (r[..., :1] / own[..., :1])",
     ),
 ]

@@ -465,3 +465,13 @@ MISTAKES += [
         "        kept += [a, b]\n        C = C + a * b\n    return C.reshape(n, p)\n",
     ),
 ]
+
+# X @ Y whenever the shapes allow it, else X @ Y.T: right only while Y is not square (m = d).
+MISTAKES += [
+    mistake(
+        "row_dots",
+        "X @ Y where the shapes allow it, else X @ Y.T",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X), np.asarray(Y)\n"
+        "    return X @ Y if X.shape[1] == Y.shape[0] else X @ Y.T",
+    ),
+]

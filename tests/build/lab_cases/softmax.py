@@ -351,3 +351,13 @@ MISTAKES += [
         ),
     ),
 ]
+
+# A stable softmax whose float64 result is cast to float32: its error (about 1e-7) is under the tolerance.
+MISTAKES += [
+    mistake(
+        "softmax",
+        "a float32 result for float64 scores",
+        HEAD
+        + "    e = np.exp(x - x.max(axis=-1, keepdims=True))\n    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)",
+    ),
+]

@@ -473,3 +473,14 @@ MISTAKES += [
         ),
     ),
 ]
+
+# The blocks taken in the sorted order of their key prefixes: as text, h10. sorts before h2., wrong past ten blocks.
+MISTAKES += [
+    mistake(
+        "forward_pass",
+        "the blocks in the keys' sorted order",
+        FWD + X0 + "    prefixes = [''] + sorted({k.split('.')[0] + '.' for k in params if '.' in k})\n"
+        "    for pr in prefixes:\n        x = transformer_block(x, {n: params[pr + n] for n in BLOCK_NAMES}, n_heads)\n"
+        + OUT,
+    ),
+]
