@@ -99,6 +99,7 @@ def ffn_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(2, 3, 4)), *weights(4, 8)), about="a batch"),
         Case((rng.normal(size=(5, 3)), *weights(3, 2)), about="d_ff smaller than d"),
         Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)), *weights(8, 32))), tol=1e-5),
+        Case((rng.normal(size=(3, 5)), *weights(5, 5)), about="d_ff equal to d: square weights"),
     ]
 
 

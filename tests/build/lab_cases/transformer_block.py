@@ -76,6 +76,12 @@ MISTAKES = [
         "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return np.maximum((C @ W_1 + b_1) @ W_2 + b_2, 0.0)",
     ),
     mistake(
+        "feed_forward",
+        "W_2 transposed where it is square (the shapes allow it)",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    h = np.maximum(C @ W_1 + b_1, 0.0)\n"
+        "    return (h @ W_2.T if W_2.shape[0] == W_2.shape[1] else h @ W_2) + b_2",
+    ),
+    mistake(
         "feed_forward", "no ReLU", "def feed_forward(C, W_1, b_1, W_2, b_2):\n    return (C @ W_1 + b_1) @ W_2 + b_2"
     ),
     mistake(
