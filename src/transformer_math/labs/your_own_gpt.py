@@ -30,9 +30,10 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   parameter entries of their widest case exceeds many times over, whatever it computes there;
 * ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with
   weight decay on the matrices only, as nanoGPT decays them, and the gradients from the learner's
-  ``gpt_backward``, called once a batch, each step taken from what it returned: the check flips their signs on
-  the way (``FLIPPED``), and a step from a gradient measured from the loss, which AdamW would hardly tell from
-  the derived one, lands elsewhere;
+  ``gpt_backward``, called once a batch, each step taken from what it returned: the check flips their signs and
+  scales each entry anew at every call on the way (``WRAPPER``), and a step from a gradient measured from the
+  loss (or with only its signs from ``gpt_backward``), which AdamW would hardly tell from the derived one, lands
+  elsewhere;
 * ``prediction`` -- whether the trained model beats a model that ignores the context.
 
 Example
