@@ -307,7 +307,10 @@ check("block_forward", block_forward)
 #
 # Write `gpt_forward(params, tokens, n_heads)`: the logits, shape `tokens.shape + (V,)`, through every block
 # (`n_blocks(params)` of them) and the final LayerNorm and $W_U$, and a cache for `gpt_backward`: the caches of
-# the blocks, the tokens, and anything else it will need (`gpt_backward` is not told `n_heads`: keep it too).
+# the blocks, the tokens, and anything else it will need (`gpt_backward` is not told `n_heads`: keep it too). The
+# check looks at the logits, and at the cache as `gpt_backward` will read it: each block's cache as
+# `block_forward`'s check does, an entry named as in the hint (`tokens`, `x`, `z`) must hold that value when the
+# function returns, and `n_heads` must be in it.
 
 
 # %% tags=["exercise"]
@@ -320,7 +323,8 @@ def gpt_forward(params, tokens, n_heads):
 #
 # $X^{(0)} = $ `embed(params, tokens)`, each block's `block_forward` on the stream, then
 # $Z = \operatorname{LN}_f(X^{(L)})\, W_U$. The backward pass of the last line needs $X^{(L)}$ and the normalised
-# $\operatorname{LN}_f(X^{(L)})$.
+# $\operatorname{LN}_f(X^{(L)})$: keep them as `x` and `z`, beside `tokens`, `n_heads` and the list of the blocks'
+# caches.
 #
 # </details>
 #

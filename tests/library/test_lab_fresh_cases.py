@@ -217,6 +217,17 @@ NAIVE = {
             "    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, np.swapaxes(P, -1, -2) @ dO",
             ("past 700",),
         ),
+        (
+            "def attention_backward(dO, Q, K, V, mask):\n"
+            "    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n"
+            "    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+            "    S = S if mask is None else S + np.where(mask, 0.0, -1e11)\n"
+            "    P = softmax(S)\n"
+            "    dP = dO @ np.swapaxes(V, -1, -2)\n"
+            "    dS = P * (dP - np.sum(P * dP, -1, keepdims=True)) / np.sqrt(Q.shape[-1])\n"
+            "    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, np.swapaxes(P, -1, -2) @ dO",
+            ("masked scores 1e10 above",),
+        ),
     ],
     ("adam", "m_after_steps"): [
         (

@@ -137,6 +137,24 @@ def test_a_train_that_ignores_gpt_backwards_result_is_told_so(notebook, capsys):
     assert "the step does not use what your gpt_backward returned" in printed, printed
 
 
+def test_a_train_that_takes_only_the_signs_from_gpt_backward_is_told_so(notebook, capsys):
+    """The gradient measured from the loss, each entry given the sign of what the (right) gpt_backward returned:
+    AdamW's first step sees only the signs, its second the sizes, which the check changed at every call."""
+    source = MEASURED_TRAIN.split("\n\n\n", 1)[1]
+    source = source.replace(
+        "        gpt_backward(params, cache, ce_backward(logits, y))\n",
+        "        derived = gpt_backward(params, cache, ce_backward(logits, y))\n",
+    ).replace(
+        "        for name in params:\n            decay",
+        "        grads = {name: np.abs(g) * np.sign(derived[name]) for name, g in grads.items()}\n"
+        "        for name in params:\n            decay",
+    )
+    assert "np.sign(derived" in source
+    printed = verdict(notebook, source, "train", capsys)
+    assert printed.startswith("Wrong: train - case 1 of 4:"), printed
+    assert "the step takes only the signs of what your gpt_backward returned" in printed, printed
+
+
 def test_a_looped_ce_backward_is_advised_for_ce_backward(notebook, capsys):
     """A ce_backward in pure Python past the step budget: the advice names whole-array operations on Z, not the
     weights' products of block_backward's advice (ce_backward has no weights)."""

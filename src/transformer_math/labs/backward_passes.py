@@ -9,7 +9,8 @@ r"""The checks of the lab "Backward passes" (``docs/labs/backward-passes.py``).
   not 1: widths 2 to 16, a batch (the gains' gradients summed over every token), a spread where $\varepsilon$
   matters, float32.
 * ``attention_backward`` -- $\bar Q$, $\bar K$, $\bar V$ of masked attention: fewer queries than keys,
-  $d_k \ne d_v$, no mask, the causal mask, scattered masks, heads and a batch in front.
+  $d_k \ne d_v$, no mask, the causal mask, scattered masks, heads and a batch in front, and masked scores far
+  above the allowed ones, which a finite mask added to the scores leaves weight.
 
 ``ce_backward`` and ``layer_norm_backward`` run within a budget of Python steps (a closed form takes tens) that
 a difference for each entry exceeds, and each has a wide case (``WIDE_CE``, ``WIDE_LN``) with a
@@ -198,7 +199,28 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
         offset_values(rng, causal),
         decisive_weights(rng),
         Case(overflowing_scores(rng, causal), about="scores past 700: e^710 is inf", fresh=True),
+        masked_far_above(rng),
     ]
+
+
+def masked_far_above(rng: np.random.Generator) -> Case:
+    """Masked keys whose scores are 1e10 to 1e13 above the allowed ones (two keys of size 1e10 along a direction u
+    that the queries lean along, the allowed keys across it): a mask added to the scores, of any size short of
+    that, leaves them weight; a score of -inf, or one put in their place, leaves none. The queries stay near 1e2,
+    so that dK, a product with Q, keeps the tolerance of the scores' rounding (the far keys meet dS = 0)."""
+    n_q, n_k, d_k = 4, 6, 4
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    Q = 10 ** rng.uniform(1.5, 2.5, size=(n_q, 1)) * u + rng.normal(size=(n_q, d_k))
+    K = rng.normal(size=(n_k, d_k)) * 2
+    K -= np.outer(K @ u, u)  # across u: the allowed scores are a few, whatever the queries' size along u
+    far = rng.permutation(n_k)[:2]
+    K[far] += 10 ** rng.uniform(9.5, 10.5, size=(2, 1)) * u
+    mask = scattered_mask(rng, n_q, n_k)
+    mask[:, far] = False
+    mask[np.arange(n_q), rng.choice(np.setdiff1d(np.arange(n_k), far), size=n_q)] = True
+    args = (rng.normal(size=(n_q, 3)), Q, K, rng.normal(size=(n_k, 3)), mask)
+    return Case(args, about="masked scores 1e10 above the allowed: a finite mask added leaves them weight", fresh=True)
 
 
 def overflowing_scores(rng: np.random.Generator, mask: np.ndarray) -> tuple:

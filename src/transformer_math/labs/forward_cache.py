@@ -5,7 +5,9 @@ in place after it was cached (``x1 += r @ W_2 + b_2`` turns the cached $x_1$ int
 two blocks, or arrays a later call writes into. The output cannot show it, and a right backward pass fed from
 that cache fails with a message about its own formulas. So the forward pass's own check (``run_block_forward``,
 ``run_gpt_forward``: the output first, then the cache) says which entry is wrong: ``block_cache_fault`` for one
-block, ``shared_cache`` for the blocks of a model, and a second call must leave the first call's cache alone.
+block, ``shared_cache`` for the blocks of a model, ``model_entry_fault`` for the model's own entries (the last
+block's output and its normalised form, which the final LayerNorm and $W_U$ read) and ``heads_fault`` for the
+number of heads, which the backward pass is not told; and a second call must leave the first call's cache alone.
 
 Example
 -------
@@ -168,28 +170,78 @@ def block_caches(cache, count: int) -> list | None:
     return None
 
 
+# The model's own entries, named as the lab's solution names them, and what each must hold.
+MODEL_MEANING = {
+    "tokens": "the tokens, which the embeddings' gradients are scattered by",
+    "x": "x, the stream after the last block, which the final LayerNorm's backward reads",
+    "z": "z = LN_f(x), the normalised stream, which W_U's gradient reads",
+}
+
+
 def gpt_cache_fault(cache, params, tokens, n_heads) -> str | None:
     """What is wrong with a model's cache, or None: blocks that share a cache or its arrays (``shared_cache``),
-    then a block's entry named as in the hint that does not hold that block's array (``block_cache_fault``)."""
+    a block's entry named as in the hint that does not hold that block's array (``block_cache_fault``), a model
+    entry named as in ``MODEL_MEANING`` that does not hold its value (judged as ``block_cache_fault`` judges), and
+    no ``n_heads`` anywhere in it."""
     lines = shared_cache(cache)
     count = n_layers_of(params)
     blocks = block_caches(cache, count)
-    if lines or blocks is None:
+    if lines:
         return lines
     reference = forward(params, np.asarray(tokens), n_heads)[1]
-    for layer, mine in enumerate(blocks):
+    for layer, mine in enumerate(blocks or []):
         name = prefix(layer)
         expected = {key: reference[name + key] for key in MEANING if name + key in reference}
         expected["x"] = reference["x0"] if layer == 0 else reference[prefix(layer - 1) + "x2"]
         fault = block_cache_fault(mine, None, expected)
         if fault:
             return f"in block {layer}'s cache, {fault}"
+    expected = {"tokens": reference["tokens"], "x": reference[prefix(count - 1) + "x2"], "z": reference["z"]}
+    return model_entry_fault(cache, expected) or heads_fault(cache, n_heads)
+
+
+def model_entry_fault(cache, expected: dict) -> str | None:
+    """An entry named as in ``MODEL_MEANING`` whose value, of the expected shape, is not the expected one (the
+    tokens exactly, kept as given or as an array; a float array within ``TOL``)."""
+    if not isinstance(cache, dict):
+        return None
+    for key, meaning in MODEL_MEANING.items():
+        value = cache.get(key)
+        if value is None or np.shape(value) != np.shape(expected[key]):
+            continue
+        value = np.asarray(value)
+        if key == "tokens":
+            lines = None if np.array_equal(value, expected[key]) else ["its entries are not the tokens"]
+        elif value.dtype.kind != "f":
+            continue
+        else:
+            lines = compare(value, expected[key], **TOL)
+        if lines:
+            return f"cache[{key!r}] does not hold {meaning}: {lines[0]}"
     return None
+
+
+def heads_fault(cache, n_heads) -> str | None:
+    """``n_heads`` kept nowhere in the cache (under any name, at any depth), though ``gpt_backward`` is not told it."""
+    stack, seen = [cache], set()
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (bool, np.bool_)) or id(value) in seen:
+            continue
+        if isinstance(value, (int, np.integer)) and value == n_heads:
+            return None
+        seen.add(id(value))
+        stack.extend(entries(value))
+    return (
+        "it does not keep n_heads, which gpt_backward is not told and block_backward needs: keep it too "
+        "(cache['n_heads'] = n_heads)"
+    )
 
 
 def run_gpt_forward(function, params, tokens, n_heads):
     """The logits of the learner's ``gpt_forward``, after a look at its cache: each block's cache its own, holding
-    what the block's backward pass reads, and none of its arrays changed later (by a later block's step, or by
+    what the block's backward pass reads, the model's entries named as in the hint holding theirs, ``n_heads`` kept,
+    and none of its arrays changed later (by a later block's step, or by
     the next call), which the logits cannot show but the backward pass, fed from that cache, would."""
     result = function(params, tokens, n_heads)
     if not (isinstance(result, tuple) and len(result) == 2) or any(part is Ellipsis for part in result):

@@ -13,7 +13,8 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   and the next call leaves it as it was (``forward_cache``);
 * ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads, and a cache whose
   blocks' caches are each their own, hold under the hint's names what the block's backward pass reads, and are
-  not written over later (by a later block, or by the next call);
+  not written over later (by a later block, or by the next call); its own ``tokens``, ``x`` and ``z`` hold the
+  tokens, the last block's output and its normalised form, and ``n_heads`` is kept;
 * ``block_backward`` and ``gpt_backward`` -- every gradient, from upstream gradients that are not a loss's,
   through the learner's own caches (the forward pass must pass its check first; ``gpt_backward``'s tokens come as
   an array, so that a cache that keeps them as given, a list, is no fault of the backward pass). The first case
@@ -29,9 +30,10 @@ The learner's pieces, each on hidden cases against the library, with no call to 
   parameter entries of their widest case exceeds many times over, whatever it computes there;
 * ``train`` -- the training loop: a few AdamW steps of a small model, its losses and its parameters after, with
   weight decay on the matrices only, as nanoGPT decays them, and the gradients from the learner's
-  ``gpt_backward``, called once a batch, each step taken from what it returned: the check flips their signs on
-  the way (``FLIPPED``), and a step from a gradient measured from the loss, which AdamW would hardly tell from
-  the derived one, lands elsewhere;
+  ``gpt_backward``, called once a batch, each step taken from what it returned: the check flips their signs and
+  scales each entry anew at every call on the way (``WRAPPER``), and a step from a gradient measured from the
+  loss (or with only its signs from ``gpt_backward``), which AdamW would hardly tell from the derived one, lands
+  elsewhere;
 * ``prediction`` -- whether the trained model beats a model that ignores the context.
 
 Example

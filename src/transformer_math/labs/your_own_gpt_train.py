@@ -1,9 +1,10 @@
 r"""The capstone's check of ``train`` (``your_own_gpt``): a few AdamW steps of a small model, its losses and its
 parameters after, against the library's loop with the decay on the matrices only, as nanoGPT decays them.
 
-While the check runs, the learner's ``gpt_backward`` reaches ``train`` with its gradients' signs flipped, and the
-reference steps on the same: a step that takes its gradients from elsewhere (measured from the loss, or not at all)
-moves the other way, and is told so; ``train`` must call ``gpt_backward`` once a batch. A step that decays other
+While the check runs, the learner's ``gpt_backward`` reaches ``train`` with each entry of its gradients times minus
+a factor drawn anew at every call, and the reference steps on the same: a step that takes its gradients from
+elsewhere (measured from the loss, or not at all) moves the other way, and is told so, as is one that takes only
+their signs from ``gpt_backward``; ``train`` must call ``gpt_backward`` once a batch. A step that decays other
 parameters than the matrices is told where its decay went.
 """
 
@@ -53,28 +54,45 @@ def train_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
-# The learner's gpt_backward as train meets it in the check: its gradients with their signs flipped, so that the
-# reference's steps (on the same flipped gradients) are reached only by a step that uses what it returned; a
-# gradient taken elsewhere (measured from the loss) descends where the reference climbs. Compiled outside any
-# module, it runs as the learner's code, whose call of the learner's gpt_backward the guard counts.
-FLIPPED = compile(
+# The learner's gpt_backward as train meets it in the check: each entry of its gradients times minus a factor from
+# 1/2 to 2, drawn anew at every call (seeded by the call's number and the parameter's place among the sorted names),
+# so that the reference's steps (on the same disguised gradients) are reached only by a step that uses what it
+# returned, as returned: a gradient taken elsewhere (measured from the loss) descends where the reference climbs,
+# and one that borrows only the returned signs misses the factors, which AdamW sees from its second step on (a
+# factor fixed across calls it would not see). Compiled outside any module, it runs as the learner's code, whose
+# call of the learner's gpt_backward the guard counts; ``disguised`` is the same source, run by the reference.
+DISGUISE = (
+    "def disguised(call, names, name, grad):\n"
+    "    if name not in names:\n"
+    "        return -grad\n"
+    "    factor = 2.0 ** np.random.default_rng([call, names.index(name)]).uniform(-1.0, 1.0, size=np.shape(grad))\n"
+    "    return -factor * grad\n"
+)
+WRAPPER = compile(
+    DISGUISE + "\n\n"
     "def gpt_backward(params, cache, dlogits):\n"
     "    calls.append(1)\n"
     "    grads = mine(params, cache, dlogits)\n"
-    "    return {k: -g for k, g in grads.items()} if isinstance(grads, dict) else grads\n",
+    "    if not isinstance(grads, dict):\n"
+    "        return grads\n"
+    "    names = sorted(params)\n"
+    "    return {name: disguised(len(calls), names, name, grad) for name, grad in grads.items()}\n",
     "<the check's gpt_backward>",
     "exec",
 )
+_REFERENCE = {"np": np}
+exec(compile(DISGUISE, "<the check's disguise>", "exec"), _REFERENCE)  # noqa: S102 - the check's own few lines
+disguised = _REFERENCE["disguised"]
 
 
 def run_train(function, params, batches, n_heads, **options):
-    """The learner's train, its globals' gpt_backward flipped while it runs (``FLIPPED``): the losses, the
-    parameters, and how often the flipped gpt_backward was called."""
+    """The learner's train, its globals' gpt_backward disguised while it runs (``WRAPPER``): the losses, the
+    parameters, and how often the disguised gpt_backward was called."""
     namespace = getattr(function, "__globals__", {})
     mine = namespace.get("gpt_backward")
-    wrapper = {"mine": mine, "calls": []}
+    wrapper = {"mine": mine, "calls": [], "np": np}
     if callable(mine):
-        exec(FLIPPED, wrapper)  # noqa: S102 - the check's own few lines
+        exec(WRAPPER, wrapper)  # noqa: S102 - the check's own few lines
         namespace["gpt_backward"] = wrapper["gpt_backward"]
     try:
         losses = function(params, iter(batches), n_heads, **options)
@@ -105,16 +123,26 @@ def calls_gpt_backward(result, case, seen) -> list[str] | None:
 
 
 def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
-    """The loop the lab asks for, with the library, on the flipped gradients train gets in the check
-    (``FLIPPED``); then, for the message of a wrong step, the same loop on the gradients as they are, and with the
-    decay on other parameters than the matrices (``DECAYS``)."""
-    copies = [{name: value.copy() for name, value in params.items()} for _ in range(1 + len(DECAYS))]
-    plain = steps(copies[0], batches, n_heads, lr, weight_decay)
+    """The loop the lab asks for, with the library, on the disguised gradients train gets in the check
+    (``WRAPPER``); then, for the message of a wrong step, the same loop on the gradients as they are, with the
+    decay on other parameters than the matrices (``DECAYS``), and on the disguise's signs without its factors."""
+    copies = [{name: value.copy() for name, value in params.items()} for _ in range(2 + len(DECAYS))]
+    plain = steps(copies[0], batches, n_heads, lr, weight_decay, as_returned)
+    signs = steps(copies[1], batches, n_heads, lr, weight_decay, flipped)
     others = {
-        said: steps(copy, batches, n_heads, lr, weight_decay, -1.0, decays)
-        for (said, decays), copy in zip(DECAYS.items(), copies[1:])
+        said: steps(copy, batches, n_heads, lr, weight_decay, disguised, decays)
+        for (said, decays), copy in zip(DECAYS.items(), copies[2:])
     }
-    return (*steps(params, batches, n_heads, lr, weight_decay, -1.0), plain, others)
+    return (*steps(params, batches, n_heads, lr, weight_decay, disguised), plain, others, signs)
+
+
+def as_returned(call, names, name, grad):
+    return grad
+
+
+def flipped(call, names, name, grad):
+    """The disguise's signs, without its factors: where a step that borrows only the signs lands."""
+    return -grad
 
 
 def is_matrix(value: np.ndarray) -> bool:
@@ -133,24 +161,25 @@ DECAYS = {
 }
 
 
-def steps(params, batches, n_heads, lr, weight_decay, sign=1.0, decays=is_matrix):
-    """AdamW, its decay on the parameters ``decays`` picks (the matrices), on ``sign`` times the gradients: the
-    losses and the parameters."""
+def steps(params, batches, n_heads, lr, weight_decay, change, decays=is_matrix):
+    """AdamW, its decay on the parameters ``decays`` picks (the matrices), on the gradients as ``change`` makes
+    them (``disguised``: as train gets them in the check): the losses and the parameters."""
     decayed_names = [name for name in params if decays(params[name])]
     kept_names = [name for name in params if not decays(params[name])]
     decayed = (
         AdamW([params[name] for name in decayed_names], lr=lr, weight_decay=weight_decay) if decayed_names else None
     )
     kept = AdamW([params[name] for name in kept_names], lr=lr, weight_decay=0.0) if kept_names else None
-    losses = []
-    for x, y in batches:
+    losses, names = [], sorted(params)
+    for call, (x, y) in enumerate(batches, start=1):
         logits, cache = forward(params, x, n_heads)
         losses.append(cross_entropy_from_logits(logits, y))
         grads = backward(params, cache, cross_entropy_backward(logits, y))
+        grads = {name: change(call, names, name, grad) for name, grad in grads.items()}
         if decayed:
-            decayed.step([sign * grads[name] for name in decayed_names])
+            decayed.step([grads[name] for name in decayed_names])
         if kept:
-            kept.step([sign * grads[name] for name in kept_names])
+            kept.step([grads[name] for name in kept_names])
     return losses, params
 
 
@@ -170,6 +199,13 @@ def compare_training(got, expected, tol):
             "the step does not use what your gpt_backward returned: the check changed its gradients, and your "
             "parameters moved as if it had not (take each step's gradients from that call's result)"
         ]
+    if lines and not compare_steps(losses, params, expected[4], 1e-6):
+        return [
+            "the step takes only the signs of what your gpt_backward returned: the check changed the size of each "
+            "entry too, and your parameters moved as if it had not (step on that call's result as it is)"
+        ]
+    if lines and calls > len(expected[0]):
+        lines = [*lines, f"  (it called your gpt_backward {calls} times for {len(expected[0])} batches: once a batch)"]
     for said, other in expected[3].items():
         if lines and not compare_steps(losses, params, other, tol):
             return [*lines, said]

@@ -669,3 +669,25 @@ MISTAKES += [
         ),
     ),
 ]
+
+# A mask added to the scores, finite: the masked keys keep weight where their scores are far above the allowed ones.
+# A score put in their place, however finite, leaves them none.
+MISTAKES += [
+    mistake(
+        "attention_backward",
+        "a mask of -1e9 added to the scores",
+        ATT.replace("np.where(mask, S, -np.inf)", "S + np.where(mask, 0.0, -1e9)") + DV + DS + QK,
+    ),
+    mistake(
+        "attention_backward",
+        "a mask of -30 added to the scores",
+        ATT.replace("np.where(mask, S, -np.inf)", "S + np.where(mask, 0.0, -30.0)") + DV + DS + QK,
+    ),
+]
+RIGHT += [
+    right(
+        "attention_backward",
+        "the masked scores replaced by -1e9",
+        ATT.replace("np.where(mask, S, -np.inf)", "np.where(mask, S, -1e9)") + DV + DS + QK,
+    ),
+]

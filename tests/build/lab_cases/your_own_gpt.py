@@ -897,3 +897,16 @@ MISTAKES += [
         append=True,
     ),
 ]
+
+# A mask added to the scores, finite, in the recomputed forward pass: refused as the forward attention refuses it.
+MISTAKES.append(
+    mistake(
+        "attention_backward",
+        "a mask of -1e9 added to the recomputed scores",
+        "def attention_backward(dO, Q, K, V, mask):\n    dO, Q, K, V = (np.asarray(a, dtype=float) for a in (dO, Q, K, V))\n"
+        "    scale = np.sqrt(Q.shape[-1])\n    S = Q @ np.swapaxes(K, -1, -2) / scale\n"
+        "    if mask is not None:\n        S = S + np.where(mask, 0.0, -1e9)\n    P = softmax(S)\n"
+        "    dP = dO @ np.swapaxes(V, -1, -2)\n    dS = P * (dP - np.sum(P * dP, axis=-1, keepdims=True))\n"
+        "    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, np.swapaxes(P, -1, -2) @ dO",
+    )
+)

@@ -61,6 +61,33 @@ CACHE_MISTAKES.append(
     )
 )
 
+# The model's own entries, spoiled with the logits right: the stream before the final LayerNorm cached as z, z
+# written over after the logits are computed, n_heads left out. gpt_backward, fed from them, would be blamed.
+GPT = (
+    "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x, blocks = embed(params, tokens), []\n"
+    "    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n"
+    "        blocks.append(block_cache)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n"
+)
+CACHE_MISTAKES += [
+    mistake(
+        "gpt_forward",
+        "the stream before the final LayerNorm cached as z",
+        GPT + "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': x}",
+    ),
+    mistake(
+        "gpt_forward",
+        "z written over after the logits are computed (z -= lnf_b)",
+        GPT
+        + "    logits = z @ params['W_U']\n    z -= params['lnf_b']\n"
+        + "    return logits, {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}",
+    ),
+    mistake(
+        "gpt_forward",
+        "n_heads left out of the cache",
+        GPT + "    return z @ params['W_U'], {'tokens': tokens, 'blocks': blocks, 'x': x, 'z': z}",
+    ),
+]
+
 CACHE_RIGHT = [
     right(
         "block_forward",
@@ -87,5 +114,14 @@ CACHE_RIGHT = [
         + "    mu, sd = x1.mean(-1, keepdims=True), np.sqrt(x1.var(-1, keepdims=True) + 1e-5)\n"
         + "    return x1 + r @ p['W_2'] + p['b_2'], {'x': x, 'a': a, 'q': q, 'k': k, 'v': v, 'mask': mask, 'o': o,"
         + " 'x1_hat': (x1 - mu) / sd, 'x1_sd': sd, 'c': c, 'u': u, 'r': r}",
+    ),
+    right(
+        "gpt_forward",
+        "a cache of its own names and more entries, n_heads inside a tuple, the tokens as given",
+        GPT.replace("tokens = np.asarray(tokens)", "ids = np.asarray(tokens)").replace(
+            "embed(params, tokens)", "embed(params, ids)"
+        )
+        + "    return z @ params['W_U'], {'tokens': tokens, 'shape': (n_heads, ids.shape), 'x0': embed(params, ids),"
+        + " 'blocks': blocks, 'stream': x, 'normed': z, 'x': x}",
     ),
 ]
