@@ -199,8 +199,10 @@ def test_a_looped_backward_pass_without_weights_is_told_to_use_whole_arrays_not_
         z, t = np.asarray(Z, dtype=float), np.asarray(y)
         rows = []
         for row, target in zip(z.reshape(-1, z.shape[-1]).tolist(), t.reshape(-1).tolist()):
-            e = [math.exp(v - max(row)) for v in row]
-            rows.append([p / sum(e) - (j == target) for j, p in enumerate(e)])
+            top = max(row)
+            e = [math.exp(v - top) for v in row]
+            total = sum(e)
+            rows.append([p / total - (j == target) for j, p in enumerate(e)])
         return np.array(rows).reshape(z.shape) / t.size
 
     def layer_norm_backward(dy, x, gamma, eps=1e-5):

@@ -163,8 +163,10 @@ def test_a_looped_ce_backward_is_advised_for_ce_backward(notebook, capsys):
         "    z, t = np.asarray(logits, dtype=float), np.asarray(targets)\n"
         "    rows = []\n"
         "    for row, y in zip(z.reshape(-1, z.shape[-1]).tolist(), t.reshape(-1).tolist()):\n"
-        "        e = [math.exp(v - max(row)) for v in row]\n"
-        "        rows.append([p / sum(e) - (j == y) for j, p in enumerate(e)])\n"
+        "        top = max(row)\n"
+        "        e = [math.exp(v - top) for v in row]\n"
+        "        total = sum(e)\n"
+        "        rows.append([p / total - (j == y) for j, p in enumerate(e)])\n"
         "    return np.array(rows).reshape(z.shape) / t.size\n"
     )
     printed = verdict(notebook, "import math\n\n\n" + source, "ce_backward", capsys)
