@@ -145,6 +145,7 @@ check("causal_mask", causal_mask)
 # %% tags=["exercise"]
 def attention(Q, K, V, mask=None):
     Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+    mask = None if mask is None else np.asarray(mask, dtype=bool)  # it may come as a list
     return ...  # your code: shape (..., n_q, d_v)
 
 
@@ -168,6 +169,7 @@ def attention(Q, K, V, mask=None):
 # ```python
 # def attention(Q, K, V, mask=None):
 #     Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+#     mask = None if mask is None else np.asarray(mask, dtype=bool)  # it may come as a list
 #     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # (..., n_q, n_k)
 #     if mask is not None:
 #         scores = np.where(mask, scores, -np.inf)

@@ -205,6 +205,7 @@ def attention(Q, K, V, mask=None):
 # ```python
 # def attention(Q, K, V, mask=None):
 #     Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+#     mask = None if mask is None else np.asarray(mask, dtype=bool)
 #     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
 #     if mask is not None:
 #         scores = np.where(mask, scores, -np.inf)

@@ -270,3 +270,14 @@ def test_a_gradient_near_but_not_exact_is_told_that_a_derived_one_is_exact():
     assert lines[0].startswith("Wrong: ce_backward - case 1 of"), lines
     assert lines[-1].strip() == measured.NEAR, lines
     assert measured.NEAR not in said(backward_passes.check, "ce_backward", far)
+
+
+def test_adam_with_epsilon_inside_the_root_is_named_as_that():
+    def adam_step(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+        theta, g, m, v = (np.asarray(a, dtype=float) for a in (theta, g, m, v))
+        m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+        return theta - lr * (m / (1 - beta1**t)) / np.sqrt(v / (1 - beta2**t) + eps), m, v
+
+    lines = said(adam.check, "adam_step", adam_step).splitlines()
+    assert lines[0].startswith("Wrong: adam_step - case 1 of"), lines
+    assert lines[-1].strip() == adam.EPS_INSIDE, lines

@@ -157,6 +157,13 @@ def adam_eps_hat(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
     return theta - lr * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + eps), m, v
 
 
+def adam_eps_inside(theta, g, m, v, t, lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8):
+    """The step with epsilon inside the square root, sqrt(v_hat + eps): a different step where v_hat is small."""
+    theta, g, m, v = (np.array(a, dtype=float) for a in (theta, g, m, v))
+    m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+    return theta - lr * (m / (1 - beta1**t)) / np.sqrt(v / (1 - beta2**t) + eps), m, v
+
+
 def adamw_eps_hat(theta, g, m, v, t, lr=0.1, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
     """AdamW whose Adam step is ``adam_eps_hat``: the decay right, the step in the epsilon-hat form."""
     theta = np.array(theta, dtype=float)
@@ -171,11 +178,17 @@ EPS_HAT = (
 )
 
 
+EPS_INSIDE = "epsilon is inside the square root, sqrt(v_hat + eps): add it to sqrt(v_hat), after the root"
+
+
 def compare_adam(got, expected, tol):
-    """Adam's comparison, which names Kingma & Ba's epsilon-hat form when that is what the result is."""
+    """Adam's comparison, which names Kingma & Ba's epsilon-hat form, or epsilon inside the square root, when
+    that is what the result is."""
     lines = compare_parts(got, expected[0], ("theta", "m", "v"), tol=tol, rtol=1e-7)
-    if lines and not compare_parts(got, expected[1], ("theta", "m", "v"), tol=tol, rtol=1e-7):
-        lines.append(EPS_HAT)
+    for form, said in zip(expected[1:], (EPS_HAT, EPS_INSIDE)):
+        if lines and not compare_parts(got, form, ("theta", "m", "v"), tol=tol, rtol=1e-7):
+            lines.append(said)
+            break
     return lines
 
 
@@ -230,7 +243,11 @@ check = Checks(
         "adam_step": FunctionCheck(
             ("theta", "g", "m", "v", "t"),
             adam_cases,
-            lambda *args, **kwargs: (reference_adam(*args, **kwargs), adam_eps_hat(*args, **kwargs)),
+            lambda *args, **kwargs: (
+                reference_adam(*args, **kwargs),
+                adam_eps_hat(*args, **kwargs),
+                adam_eps_inside(*args, **kwargs),
+            ),
             tol=1e-9,
             own=OWN,
             compare_with=compare_adam,

@@ -55,7 +55,8 @@ LIKENESS = 0.9  # the share of the longer body that must match in order: a copy 
 # The checks' own formulations of a known wrong answer, there to recognise it and name it: a learner who writes one
 # independently should meet that diagnosis, not be told of copying a function nobody hands out.
 KNOWN_MISTAKES = frozenset(
-    f"transformer_math.labs.adam.{name}" for name in ("adam_eps_hat", "adam_with_l2", "adamw_eps_hat")
+    f"transformer_math.labs.adam.{name}"
+    for name in ("adam_eps_hat", "adam_eps_inside", "adam_with_l2", "adamw_eps_hat")
 )
 
 

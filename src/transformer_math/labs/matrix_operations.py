@@ -50,7 +50,9 @@ def row_dots_cases(rng: np.random.Generator) -> list[Case]:
     ]
     # Y square (m = d): there X @ Y has the right shape, so an answer that falls back on it fails only here
     n, d = (int(k) for k in rng.integers((1, 2), (5, 5)))
-    return [*cases, Case(pair(2, 3, 3), about="Y square"), Case(pair(n, d, d), about="Y square", fresh=True)]
+    square = [Case(pair(2, 3, 3), about="Y square"), Case(pair(n, d, d), about="Y square", fresh=True)]
+    # X of whole numbers above (readable by hand), so one case of fractions: an X cast to integers fails there
+    return [*cases, *square, Case((rng.normal(size=(3, 4)), rng.normal(size=(2, 4))), about="X of fractions")]
 
 
 def matmul_cases(rng: np.random.Generator) -> list[Case]:

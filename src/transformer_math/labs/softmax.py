@@ -49,7 +49,8 @@ def softmax_cases(rng: np.random.Generator) -> list[Case]:
         Case((rows,), about="each row on its own"),
         Case((apart,), about="rows far apart", fresh=True),
         Case((rng.normal(size=(2, 3, 4)) * 5,), about="a batch of rows"),
-        Case((large.astype(np.float32),), about="float32: e^89 is already inf", fresh=True),
+        # kept in float32, x - logsumexp(x) near 200 rounds by up to 8e-6: a right float32 answer's error
+        Case((large.astype(np.float32),), about="float32: e^89 is already inf", fresh=True, tol=2e-5),
         Case(
             (1e5 + rng.uniform(0, 4, size=(2, 4)),),
             about="scores near 100000, a few apart: rounded to float32 they move by up to 0.004",

@@ -489,3 +489,18 @@ MISTAKES += [
         ),
     ),
 ]
+
+# The mask as the template leaves it (an array, whatever came): ~mask works on a mask given as a list.
+RIGHT += [
+    right(
+        "attention",
+        "the masked scores set with ~mask",
+        "def attention(Q, K, V, mask=None):\n"
+        "    Q, K, V = np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float)\n"
+        "    mask = None if mask is None else np.asarray(mask, dtype=bool)\n"
+        "    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+        "    if mask is not None:\n        s = np.where(~mask, -np.inf, s)\n"
+        "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+        "    return (w / w.sum(axis=-1, keepdims=True)) @ V",
+    )
+]

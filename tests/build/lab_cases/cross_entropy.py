@@ -346,3 +346,15 @@ MISTAKES += [
         ),
     ),
 ]
+
+# A batch of sequences with a finite loss: a mean over the first axis alone is refused there.
+MISTAKES += [
+    mistake(
+        "cross_entropy",
+        "the batch mean divided by the first axis only",
+        "def cross_entropy(y_true, y_pred):\n    y, p = np.asarray(y_true, dtype=float), np.asarray(y_pred, dtype=float)\n"
+        "    safe = np.where(y > 0, p, 1.0)\n    with np.errstate(divide='ignore'):\n"
+        "        t = np.where(y > 0, y * np.log(safe), 0.0)\n"
+        "    return float(-t.sum() / len(y)) if y.ndim > 1 else float(-t.sum())",
+    )
+]

@@ -475,3 +475,12 @@ MISTAKES += [
         "    return X @ Y if X.shape[1] == Y.shape[0] else X @ Y.T",
     ),
 ]
+
+# Every X of whole numbers but one: an X cast to integers is refused on the X of fractions.
+MISTAKES += [
+    mistake(
+        "row_dots",
+        "X cast to integers",
+        "def row_dots(X, Y):\n    X, Y = np.asarray(X, dtype=int), np.asarray(Y)\n    return X @ Y.T",
+    )
+]

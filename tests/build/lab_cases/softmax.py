@@ -361,3 +361,13 @@ MISTAKES += [
         + "    e = np.exp(x - x.max(axis=-1, keepdims=True))\n    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)",
     ),
 ]
+
+# float32 kept in float32 through a log-sum-exp: x - logsumexp(x) near 200 rounds in float32, within the case's tolerance.
+RIGHT += [
+    right(
+        "softmax",
+        "float32 kept, by logaddexp.reduce",
+        "def softmax(x):\n    x = np.asarray(x)\n    if x.dtype.kind != 'f':\n        x = x.astype(float)\n"
+        "    return np.exp(x - np.logaddexp.reduce(x, axis=-1, keepdims=True))",
+    )
+]
