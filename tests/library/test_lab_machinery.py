@@ -406,6 +406,13 @@ def test_a_prediction_takes_any_offered_answer_in_the_form_asked(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == ["Correct", "Correct", "Wrong", "Not yet", "Wrong"]
     assert "not yet judged" in lines[0] and "whether it held" in lines[0], lines[0]  # a choice, not a right answer
+    spaced = Checks("demo", {"prediction": Choice(("adam + l2", "adamw"))})
+    for value in (0.8, "Adam+L2"):
+        spaced("prediction", value)
+    assert capsys.readouterr().out.splitlines() == [
+        "Wrong: prediction - write it as a string, in quotes: one of 'adam + l2', 'adamw'",
+        "Wrong: prediction - write one of 'adam + l2', 'adamw', its spaces as shown",
+    ]
     pair = Checks("demo", {"prediction": Choice(("grows", "stays"), keys=("a", "b"))})
     for value in ({"a": "grows", "b": "stays"}, {"a": "grows", "b": ...}, ..., {"a": "grows", "b": "maybe"}):
         pair("prediction", value)

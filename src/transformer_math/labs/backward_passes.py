@@ -264,7 +264,7 @@ check = Checks(
             "9b5d143600c441cab0dd6258",
             size=3,
             slips={
-                "140ebaa251a6de9c28c1b962": "those are the probabilities; the gradient subtracts 1 at the target",
+                "140ebaa251a6de9c28c1b962": "those are the probabilities alone; the loss also depends on the target",
                 "d2bbc2b9bfe5969ceece39da": "the signs are flipped: the target's logit should go up, so its gradient is negative",
                 "d81738daf0ab50ebf6ccf53d": "the 1 is subtracted at position 1; the target is token 0",
             },

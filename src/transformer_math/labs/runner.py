@@ -332,8 +332,12 @@ class Choice:
             values = [value]
         if any(v is Ellipsis for v in values):
             return "Not yet", ["write your prediction in place of the ..."]
-        if not all(isinstance(v, str) and v.strip().lower() in self.choices for v in values):
-            return "Wrong", [f"write one of {offered}" + (" for each" if self.keys else "")]
+        each = " for each" if self.keys else ""
+        if not all(isinstance(v, str) for v in values):
+            return "Wrong", [f"write it as a string, in quotes: one of {offered}{each}"]
+        if not all(v.strip().lower() in self.choices for v in values):
+            spaced = all("".join(v.split()).lower() in {"".join(c.split()) for c in self.choices} for v in values)
+            return "Wrong", [f"write one of {offered}{each}" + (", its spaces as shown" if spaced else "")]
         return "Correct", [
             "a prediction written down (one of the choices, not yet judged); the next cell's run says whether it held"
         ]
