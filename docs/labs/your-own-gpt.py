@@ -261,7 +261,8 @@ check("embed", embed)
 # sees a later one), computed with your pieces. Return the pair `(x2, cache)`: `cache` is a dictionary of
 # whatever your `block_backward` will need (the inputs of each line you will differentiate). The check looks at
 # `x2`, and at the cache as `block_backward` will read it: an entry named as in the hint (`x`, `a`, `q`, `k`,
-# `v`, `o`, `x1`, `c`, `u`, `r`) must hold that array, none may be the very array you return as `x2` (an
+# `v`, `mask`, `o`, `x1`, `c`, `u`, `r`) must hold that array (the same numbers in the same order, in its shape or
+# another of its size; the mask the causal one), none may be the very array you return as `x2` (an
 # `x1 += ...` writes $X_2$ over the cached $X_1$), and a second call must leave the first call's cache as it was.
 
 
@@ -311,7 +312,8 @@ check("block_forward", block_forward)
 # the blocks, the tokens, and anything else it will need (`gpt_backward` is not told `n_heads`: keep it too). The
 # check looks at the logits, and at the cache as `gpt_backward` will read it: each block's cache as
 # `block_forward`'s check does, an entry named as in the hint (`tokens`, `x`, `z`) must hold that value when the
-# function returns, and `n_heads` must be in it.
+# function returns (in its shape or another of its size, its numbers in the same order), and `n_heads` must be in
+# it.
 
 
 # %% tags=["exercise"]

@@ -8,11 +8,15 @@ that cache fails with a message about its own formulas. So the forward pass's ow
 block, ``shared_cache`` for the blocks of a model, ``model_entry_fault`` for the model's own entries (the last
 block's output and its normalised form, which the final LayerNorm and $W_U$ read) and ``heads_fault`` for the
 number of heads, which the backward pass is not told; and a second call must leave the first call's cache alone.
+An entry under a name the hint gives must hold that array (``entry_fault``): the same values in the same order, in
+its shape or another of its size, such as (B*T, d) (the heads split or joined); another array (the logits kept as
+$z$), or the same values in another order (a transpose), is refused, and so is a mask other than the causal one
+(``mask_fault``). An entry left out, or under a name of the learner's own, is the learner's design.
 
 Example
 -------
 >>> import numpy as np
->>> from transformer_math.labs.forward_cache import block_cache_fault
+>>> from transformer_math.labs.forward_cache import block_cache_fault, mask_fault
 >>> x1 = np.ones((2, 4))
 >>> cache = {"x": np.zeros((2, 4)), "x1": x1}
 >>> x1 += 1.0                              # the second residual added in place: x2 is the cached x1
@@ -20,12 +24,31 @@ Example
 "cache['x1'] is the very array you return as x2"
 >>> print(block_cache_fault({"x1": np.zeros((2, 4))}, np.ones((2, 4)), {"x1": np.ones((2, 4))}))
 cache['x1'] does not hold x1 = x + MHA(LN1(x)), which block_backward reads there: the largest error is 1.0e+00, at index (0, 0) (tolerance 1e-09 + 1e-06 of the value)
+
+The same values in another shape of the same size, read in the same order, will do; a transpose will not:
+
+>>> x1 = np.arange(8.0).reshape(2, 4)
+>>> print(block_cache_fault({"x1": x1.reshape(8)}, None, {"x1": x1}))
+None
+>>> print(block_cache_fault({"x1": x1.T}, None, {"x1": x1}))
+cache['x1'] holds an array of shape (4, 2) whose entries, read in order, are not those of x1 = x + MHA(LN1(x)), which block_backward reads there, of shape (2, 4) (a reshape of it would do; a transpose or another array does not)
+
+The mask is the causal one, True (or 1) where a position may be seen, as ``attention_backward`` reads it:
+
+>>> causal = np.tril(np.ones((3, 3), dtype=bool))
+>>> print(mask_fault(causal[None].astype(int), causal))
+None
+>>> print(mask_fault(np.ones((3, 3), dtype=bool), causal).split(": ")[1])
+it is True at index (0, 1)
+>>> print(mask_fault(np.where(causal, 0.0, -np.inf), causal).split(" (")[0])
+cache['mask'] holds numbers other than 0 and 1
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.attention import causal_mask, merge_heads, split_heads
 from transformer_math.block import block_forward as reference_block_forward
 from transformer_math.block import n_layers_of, prefix
 from transformer_math.labs.cases import changed, snapshot
@@ -36,20 +59,29 @@ from transformer_math.model import forward
 __all__: list[str] = []
 
 # The entries of a block's cache named as the lab's hint names them, and what each must hold: the reference's
-# intermediate of that name (and the block's input x).
+# intermediate of that name (and the block's input x, and the causal mask).
 MEANING = {
     "x": "the block's input x",
     "a": "a = LN1(x)",
     "q": "q, the heads of a @ W_Q",
     "k": "k, the heads of a @ W_K",
     "v": "v, the heads of a @ W_V",
+    "mask": "the causal mask, True where a position may be seen (np.tril of an (n, n) block of True)",
     "o": "o, the heads joined before W_O",
     "x1": "x1 = x + MHA(LN1(x))",
     "c": "c = LN2(x1)",
     "u": "the signs of u = c @ W_1 + b_1",
     "r": "r = ReLU(u)",
 }
+# The heads, which a backward pass can read split, (..., h, n, d/h), or joined, (..., n, d): either layout will do.
+HEADS = ("q", "k", "v", "o")
 TOL = {"tol": 1e-9, "rtol": 1e-6}
+
+
+def block_expected(intermediates: dict, x) -> dict:
+    """What a block's cache must hold under the hint's names, from the reference's intermediates and its input x."""
+    x = np.asarray(x, dtype=float)
+    return {**intermediates, "x": x, "mask": causal_mask(x.shape[-2])}
 
 
 def entries(value) -> list:
@@ -68,9 +100,9 @@ def labelled(cache) -> list[tuple[str, object]]:
 def block_cache_fault(cache, x2, expected: dict) -> str | None:
     """What is wrong with one block's cache, or None: an entry that is (or shares memory with) the returned
     ``x2``, which the backward pass never needs, so that it was an array written over in place; then an entry
-    named as in ``MEANING`` that holds a float array of the right shape but not the value ``expected`` under
-    that name (an entry of the learner's own name, or of another shape, is the learner's design; of ``u``, the ReLU's
-    input, only the signs count)."""
+    named as in ``MEANING`` that does not hold the array ``expected`` under that name (``entry_fault``: of ``u``,
+    the ReLU's input, only the signs count; the heads in either layout; the mask in any form ``attention_backward``
+    reads as the causal mask). An entry of the learner's own name is the learner's design."""
     if isinstance(x2, np.ndarray):
         for label, value in labelled(cache):
             if isinstance(value, np.ndarray) and value.dtype.kind == "f" and np.shares_memory(value, x2):
@@ -82,17 +114,88 @@ def block_cache_fault(cache, x2, expected: dict) -> str | None:
     if not isinstance(cache, dict):
         return None
     for key, meaning in MEANING.items():
-        value = cache.get(key)
-        if key not in expected or not isinstance(value, np.ndarray) or value.dtype.kind != "f":
-            continue
-        if value.shape != np.shape(expected[key]):
-            continue
-        if key == "u":  # the ReLU's backward reads only its gate: u or r = ReLU(u) (the ReLU done in place) will do
-            lines = compare(value > 0, expected[key] > 0, **TOL)
+        if key not in expected or cache.get(key) is None:
+            continue  # left out: the learner's backward pass does without it
+        if key == "mask":
+            fault = mask_fault(cache[key], expected[key])
         else:
-            lines = compare(value, expected[key], **TOL)
-        if lines:
-            return f"cache[{key!r}] does not hold {meaning}, which block_backward reads there: {lines[0]}"
+            fault = entry_fault(key, cache[key], layouts(key, expected), f"{meaning}, which block_backward reads there")
+        if fault:
+            return fault
+    return None
+
+
+def layouts(key: str, expected: dict) -> list[np.ndarray]:
+    """The arrays an entry named ``key`` may hold: the expected one, and for the heads their other layout."""
+    array = np.asarray(expected[key])
+    if key not in HEADS or "q" not in expected:
+        return [array]
+    if key == "o":
+        return [array, split_heads(array, np.shape(expected["q"])[-3])]
+    return [array, merge_heads(array)]
+
+
+def numbers(value) -> np.ndarray | None:
+    """``value`` as an array of real numbers (a list of them too), or None if it is none (a dict, text, ragged)."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        return None
+    return array if array.dtype.kind in "biuf" else None
+
+
+def entry_fault(key: str, value, forms: list[np.ndarray], meaning: str, exact: bool = False) -> str | None:
+    """What is wrong with the entry ``key`` of a cache, or None: it must hold one of ``forms`` with the same
+    values in the same order, in that shape or in another of the same size (a reshape, such as (B*T, d), which
+    the learner's backward pass may read); a transpose or another array is refused. Compared within ``TOL``,
+    ``exact`` (the tokens) to the last digit, ``u`` by its signs."""
+    array = numbers(value)
+    if array is None:
+        return f"cache[{key!r}] holds {type(value).__name__}, not {meaning}"
+    sized = [form for form in forms if form.size == array.size]
+    if not sized:
+        return f"cache[{key!r}] holds an array of shape {array.shape}, not {meaning}, of shape {forms[0].shape}"
+    faults = []
+    for form in sized:
+        mine = array.reshape(form.shape)
+        if exact:
+            lines = None if np.array_equal(mine, form) else ["its entries are not the tokens"]
+        elif key == "u":  # the ReLU's backward reads only its gate: u or r = ReLU(u) (the ReLU done in place) will do
+            lines = compare(mine > 0, form > 0, **TOL)
+        else:
+            lines = compare(mine.astype(float), form, **TOL)
+        if not lines:
+            return None
+        faults.append((form.shape == array.shape, lines[0], form.shape))
+    same_shape = [fault for fault in faults if fault[0]]
+    if same_shape:
+        return f"cache[{key!r}] does not hold {meaning}: {same_shape[0][1]}"
+    return (
+        f"cache[{key!r}] holds an array of shape {array.shape} whose entries, read in order, are not those of "
+        f"{meaning}, of shape {faults[0][2]} (a reshape of it would do; a transpose or another array does not)"
+    )
+
+
+def mask_fault(value, causal: np.ndarray) -> str | None:
+    """What is wrong with a cached mask, or None: it must be the causal mask, True (or 1) where a position may be
+    seen, as ``attention`` and ``attention_backward`` read it (``np.where(mask, S, -inf)``), of shape (n, n),
+    stacked (..., n, n) or another of n * n entries. An additive mask of 0 and -inf, read that way, hides the
+    wrong half, so it is refused."""
+    meaning = f"{MEANING['mask']}, which attention_backward reads there"
+    array = numbers(value)
+    if array is None:
+        return f"cache['mask'] holds {type(value).__name__}, not {meaning}"
+    if array.dtype.kind != "b" and not np.isin(array, (0, 1)).all():
+        return f"cache['mask'] holds numbers other than 0 and 1 (an additive mask of 0 and -inf?), not {meaning}"
+    n = causal.shape[-1]
+    if array.size == n * n:
+        array = array.reshape(n, n)
+    if array.ndim < 2 or array.shape[-2:] != causal.shape:
+        return f"cache['mask'] holds an array of shape {array.shape}, not {meaning}, of shape {causal.shape}"
+    wrong = np.argwhere(array.astype(bool) != causal)
+    if wrong.size:
+        index = tuple(int(i) for i in wrong[0])
+        return f"cache['mask'] does not hold {meaning}: it is {not causal[index[-2:]]} at index {index}"
     return None
 
 
@@ -151,7 +254,7 @@ def run_block_forward(function, x, p, n_heads):
     reference, intermediates = reference_block_forward(p, x, n_heads)
     if x2 is Ellipsis or compare(x2, reference, **TOL):
         return x2  # wrong x2: the comparison says how
-    fault = block_cache_fault(result[1], x2, {**intermediates, "x": x})
+    fault = block_cache_fault(result[1], x2, block_expected(intermediates, x))
     if fault is None:
         kept = snapshot(result[1])
         function(0.5 * x + 1.0, p, n_heads)  # another x, other arrays
@@ -191,8 +294,8 @@ def gpt_cache_fault(cache, params, tokens, n_heads) -> str | None:
     reference = forward(params, np.asarray(tokens), n_heads)[1]
     for layer, mine in enumerate(blocks or []):
         name = prefix(layer)
-        expected = {key: reference[name + key] for key in MEANING if name + key in reference}
-        expected["x"] = reference["x0"] if layer == 0 else reference[prefix(layer - 1) + "x2"]
+        x = reference["x0"] if layer == 0 else reference[prefix(layer - 1) + "x2"]
+        expected = block_expected({key: reference[name + key] for key in MEANING if name + key in reference}, x)
         fault = block_cache_fault(mine, None, expected)
         if fault:
             return f"in block {layer}'s cache, {fault}"
@@ -201,23 +304,15 @@ def gpt_cache_fault(cache, params, tokens, n_heads) -> str | None:
 
 
 def model_entry_fault(cache, expected: dict) -> str | None:
-    """An entry named as in ``MODEL_MEANING`` whose value, of the expected shape, is not the expected one (the
-    tokens exactly, kept as given or as an array; a float array within ``TOL``)."""
+    """An entry named as in ``MODEL_MEANING`` that does not hold the expected value (``entry_fault``: the same
+    values in the same order, in any shape; the tokens exactly, kept as given or as an array)."""
     if not isinstance(cache, dict):
         return None
     for key, meaning in MODEL_MEANING.items():
-        value = cache.get(key)
-        if value is None or np.shape(value) != np.shape(expected[key]):
-            continue
-        value = np.asarray(value)
-        if key == "tokens":
-            lines = None if np.array_equal(value, expected[key]) else ["its entries are not the tokens"]
-        elif value.dtype.kind != "f":
-            continue
-        else:
-            lines = compare(value, expected[key], **TOL)
-        if lines:
-            return f"cache[{key!r}] does not hold {meaning}: {lines[0]}"
+        if cache.get(key) is not None:
+            fault = entry_fault(key, cache[key], [np.asarray(expected[key])], meaning, exact=key == "tokens")
+            if fault:
+                return fault
     return None
 
 

@@ -9,8 +9,9 @@ The learner's pieces, each on hidden cases against the library, with no call to 
 * ``embed`` -- token embeddings plus learned positions, one sequence or a batch;
 * ``block_forward`` -- one pre-LN block, returning its output and a cache of the learner's own design, which
   ``block_backward`` will read: no entry of it is the returned $x_2$ (an $x_1$ written over by ``x1 += ...``),
-  the entries named as in the hint (``x``, ``a``, ``q``, ..., ``x1``, ``c``, ``u``, ``r``) hold those values,
-  and the next call leaves it as it was (``forward_cache``);
+  the entries named as in the hint (``x``, ``a``, ``q``, ..., ``mask``, ``x1``, ``c``, ``u``, ``r``) hold those
+  arrays (the same values in the same order, in any shape of their size; the mask the causal one), and the next
+  call leaves it as it was (``forward_cache``);
 * ``gpt_forward`` -- tokens to logits through $L = 1, 2, 3$ blocks, with 1, 2 or 4 heads, and a cache whose
   blocks' caches are each their own, hold under the hint's names what the block's backward pass reads, and are
   not written over later (by a later block, or by the next call); its own ``tokens``, ``x`` and ``z`` hold the
@@ -57,6 +58,7 @@ from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare, compare_grads
 from transformer_math.labs.forward_cache import (
     block_cache_fault,
+    block_expected,
     gpt_cache_fault,
     reference_logits,
     run_block_forward,
@@ -166,7 +168,7 @@ def block_backward_cases(rng: np.random.Generator) -> list[Case]:
 
 def run_block_backward(function, dx2, p, x, n_heads):
     reference, intermediates = reference_block_forward(p, np.asarray(x, dtype=float), n_heads)
-    expected = {**intermediates, "x": np.asarray(x, dtype=float)}
+    expected = block_expected(intermediates, x)
     cache = forward_first(
         "block_forward", function, (x, p, n_heads), reference, lambda x2, cache: block_cache_fault(cache, x2, expected)
     )

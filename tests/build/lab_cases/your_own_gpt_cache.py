@@ -3,7 +3,8 @@
 An x2 can be right while the cache is not: an array written over in place after it was cached, the wrong array
 cached under a name, a cache a later call fills anew. A right block_backward fed from it would fail with a message
 about its own formulas; block_forward's check says which entry is wrong. A cache of the learner's own design (its
-own names, a ReLU done in place on u, an x1 built in place on a copy) is accepted.
+own names, a ReLU done in place on u, an x1 built in place on a copy, an entry reshaped or its heads joined) is
+accepted.
 """
 
 from __future__ import annotations
@@ -88,6 +89,32 @@ CACHE_MISTAKES += [
     ),
 ]
 
+# A cached entry the check must refuse: a mask that is not the causal one, a z of another shape or order.
+CACHE_MISTAKES += [
+    mistake(
+        "block_forward",
+        "the mask cached all True (np.ones_like(mask)), not the causal mask attention used",
+        START
+        + X1
+        + FFN
+        + f"    return x1 + r @ p['W_2'] + p['b_2'], {CACHE.replace(': mask', ': np.ones_like(mask)')}",
+    ),
+    mistake(
+        "gpt_forward",
+        "the logits cached as z, an array of another shape",
+        GPT
+        + "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x,"
+        + " 'z': z @ params['W_U']}",
+    ),
+    mistake(
+        "gpt_forward",
+        "z cached transposed (np.swapaxes(z, -1, -2))",
+        GPT
+        + "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x,"
+        + " 'z': np.swapaxes(z, -1, -2)}",
+    ),
+]
+
 CACHE_RIGHT = [
     right(
         "block_forward",
@@ -117,11 +144,21 @@ CACHE_RIGHT = [
     ),
     right(
         "gpt_forward",
-        "a cache of its own names and more entries, n_heads inside a tuple, the tokens as given",
+        "a cache of its own names and more entries, n_heads inside a tuple, the tokens as given, z as (tokens, d)",
         GPT.replace("tokens = np.asarray(tokens)", "ids = np.asarray(tokens)").replace(
             "embed(params, tokens)", "embed(params, ids)"
         )
         + "    return z @ params['W_U'], {'tokens': tokens, 'shape': (n_heads, ids.shape), 'x0': embed(params, ids),"
-        + " 'blocks': blocks, 'stream': x, 'normed': z, 'x': x}",
+        + " 'blocks': blocks, 'stream': x, 'normed': z, 'x': x, 'z': z.reshape(-1, z.shape[-1])}",
+    ),
+    right(
+        "block_forward",
+        "its own layouts: q joined, o split, a as a list, x as (tokens, d), the mask as 0/1 of shape (1, n, n)",
+        START
+        + X1
+        + FFN
+        + "    return x1 + r @ p['W_2'] + p['b_2'], {'x': x.reshape(-1, x.shape[-1]), 'a': a.tolist(),"
+        + " 'q': merge_heads(q), 'k': k, 'v': v, 'mask': mask[None].astype(int), 'o': split_heads(o, n_heads),"
+        + " 'x1': x1, 'c': c, 'u': u, 'r': r}",
     ),
 ]
