@@ -363,6 +363,14 @@ NAIVE = {
             ("in the thousands",),
         ),
     ],
+    ("depth-rmsnorm-rope", "rope_attention_scores"): [
+        (
+            "_right = rope_attention_scores\n\n\ndef rope_attention_scores(X, W_Q, W_K, n_heads):\n"
+            "    X, W_Q, W_K = (np.asarray(a, dtype=np.float32) for a in (X, W_Q, W_K))\n"
+            "    return _right(X, W_Q, W_K, n_heads)",
+            ("offset of 1e5",),
+        ),
+    ],
     ("autodiff-mlp", "mul"): [
         (
             "class Measured(Value):\n"

@@ -18,7 +18,8 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
   past the tolerance) and another base (drawn anew at every run), float32.
 * ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
   (the head's own width, so turning the whole row before the split is wrong): 1 to 4 heads, one sequence, a
-  batch, two leading axes, float32.
+  batch, two leading axes, tokens that share an offset W_Q and W_K do not see (drawn anew at every run: float32
+  loses q and k there), float32.
 
 The references are the library's ``forward``, ``rms_norm``,
 ``layer_norm`` and ``apply_rope``.
@@ -163,11 +164,26 @@ def attention_scores_cases(rng: np.random.Generator) -> list[Case]:
         case((2,), 4, 12, 3, about="a batch of 2, three heads of width 4"),
         case((), 1, 8, 2, about="one token"),
         case((2, 2), 3, 8, 2, about="two leading axes"),
+        Case(unseen_offset(rng, 5, 8) + (2,), about=UNSEEN, fresh=True),
         Case(
             tuple(a.astype(np.float32) for a in (rng.normal(size=(5, 8)), *rng.normal(size=(2, 8, 8)) / 3)) + (2,),
             tol=1e-5,
         ),
     ]
+
+
+UNSEEN = "tokens that share an offset of 1e5 which W_Q and W_K do not see: float32 keeps q and k to about 1e-2"
+
+
+def unseen_offset(rng: np.random.Generator, n: int, d: int) -> tuple:
+    """X, W_Q and W_K: tokens of size 1 plus an offset of length 1e5 that every column of W_Q and W_K is orthogonal to,
+    so that q and k are of size 1, but what float32 rounding of X leaves of them is off by about 1e-2 (float64's by
+    about 1e-11)."""
+    offset = rng.normal(size=d)
+    offset *= 1e5 / np.linalg.norm(offset)
+    u = offset / 1e5
+    W_Q, W_K = (W - np.outer(u, u @ W) for W in rng.normal(size=(2, d, d)) / np.sqrt(d))
+    return rng.normal(size=(n, d)) + offset, W_Q, W_K
 
 
 def reference_attention_scores(X, W_Q, W_K, n_heads):

@@ -566,3 +566,22 @@ MISTAKES += [
         + "    return np.array(sizes)",
     ),
 ]
+
+# q and k computed in float32 and turned by the learner's apply_rope (float64 out): refused by tokens that share an
+# offset W_Q and W_K do not see, where float32 keeps q and k to about 1e-2.
+MISTAKES += [
+    mistake(
+        "rope_attention_scores",
+        "q and k from X and the weights in float32",
+        "def rope_attention_scores(X, W_Q, W_K, n_heads):\n"
+        "    X = np.asarray(X, dtype=np.float32)\n"
+        "    n, d_head = X.shape[-2], X.shape[-1] // n_heads\n"
+        "    Q, K = X @ np.asarray(W_Q, dtype=np.float32), X @ np.asarray(W_K, dtype=np.float32)\n"
+        "    heads = []\n"
+        "    for h in range(n_heads):\n"
+        "        cols = slice(h * d_head, (h + 1) * d_head)\n"
+        "        q, k = apply_rope(Q[..., cols], np.arange(n)), apply_rope(K[..., cols], np.arange(n))\n"
+        "        heads.append(q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head))\n"
+        "    return np.stack(heads, axis=-3)",
+    ),
+]
