@@ -267,6 +267,36 @@ NAIVE = {
             ("another eps",),
         ),
     ],
+    ("transformer-block", "feed_forward"): [
+        (
+            "def feed_forward(C, W_1, b_1, W_2, b_2):\n"
+            "    C = np.asarray(C, dtype=np.float32)\n"
+            "    H = np.maximum(C @ W_1.astype(np.float32) + b_1.astype(np.float32), 0)\n"
+            "    return (H @ W_2.astype(np.float32) + b_2.astype(np.float32)).astype(float)",
+            ("near 1e4",),
+        ),
+    ],
+    ("transformer-block", "transformer_block"): [
+        (
+            "_right = transformer_block\n\n\ndef transformer_block(x, p, n_heads):\n"
+            "    return _right(x, {k: np.asarray(v, dtype=np.float32) for k, v in p.items()}, n_heads)",
+            ("near 1e4",),
+        ),
+    ],
+    ("transformer-block", "forward_pass"): [
+        (
+            "_right = forward_pass\n\n\ndef forward_pass(params, tokens, n_heads):\n"
+            "    return _right({k: np.asarray(v, dtype=np.float32) for k, v in params.items()}, tokens, n_heads)",
+            ("near 1e4",),
+        ),
+    ],
+    ("depth-rmsnorm-rope", "stream_sizes"): [
+        (
+            "_right = stream_sizes\n\n\ndef stream_sizes(params, tokens, n_heads):\n"
+            "    return _right({k: np.asarray(v, dtype=np.float32) for k, v in params.items()}, tokens, n_heads)",
+            ("about 1e4",),
+        ),
+    ],
     ("depth-rmsnorm-rope", "rms_norm"): [
         (
             "def rms_norm(x, gamma, eps=1e-6):\n"
@@ -279,6 +309,12 @@ NAIVE = {
             "    x = np.asarray(x, dtype=float)\n"
             "    return gamma * x / np.sqrt((x**2).mean(-1, keepdims=True) + 1e-6)",
             ("another eps",),
+        ),
+        (
+            "def rms_norm(x, gamma, eps=1e-6):\n"
+            "    x = np.asarray(x, dtype=np.float32)\n"
+            "    return gamma * x / np.sqrt((x**2).mean(-1, keepdims=True) + eps)",
+            ("past float32",),
         ),
     ],
     ("depth-rmsnorm-rope", "layer_norm_from_rms"): [
@@ -313,6 +349,26 @@ NAIVE = {
             "    out[..., 1::2] = x[..., 0::2] * s + x[..., 1::2] * c\n"
             "    return out",
             ("another base",),
+        ),
+        (
+            "def apply_rope(x, positions, base=10000.0):\n"
+            "    x = np.asarray(x, dtype=float)\n"
+            "    d = x.shape[-1]\n"
+            "    angle = (np.asarray(positions)[:, None] * base ** (-np.arange(0, d, 2) / d)).astype(np.float32)\n"
+            "    c, s = np.cos(angle), np.sin(angle)\n"
+            "    out = np.empty_like(x)\n"
+            "    out[..., 0::2] = x[..., 0::2] * c - x[..., 1::2] * s\n"
+            "    out[..., 1::2] = x[..., 0::2] * s + x[..., 1::2] * c\n"
+            "    return out",
+            ("in the thousands",),
+        ),
+    ],
+    ("depth-rmsnorm-rope", "rope_attention_scores"): [
+        (
+            "_right = rope_attention_scores\n\n\ndef rope_attention_scores(X, W_Q, W_K, n_heads):\n"
+            "    X, W_Q, W_K = (np.asarray(a, dtype=np.float32) for a in (X, W_Q, W_K))\n"
+            "    return _right(X, W_Q, W_K, n_heads)",
+            ("offset of 1e5",),
         ),
     ],
     ("autodiff-mlp", "mul"): [

@@ -6,8 +6,8 @@ r"""The checks of the lab "Backward passes" (``docs/labs/backward-passes.py``).
   differences of the log-sum-exp alone, in shifted coordinates, miss.
 * ``prediction`` -- what each row of that gradient sums to.
 * ``layer_norm_backward`` -- $\bar x$, $\bar\gamma$, $\bar\beta$ of LayerNorm from an upstream gradient that is
-  not 1: widths 2 to 16, a batch (the gains' gradients summed over every token), a spread where $\varepsilon$
-  matters, float32.
+  not 1: widths 2 to 16, a batch, and a batch of heads (the gains' gradients summed over every token, however many
+  axes lead), a spread where $\varepsilon$ matters, float32.
 * ``attention_backward`` -- $\bar Q$, $\bar K$, $\bar V$ of masked attention: fewer queries than keys,
   $d_k \ne d_v$, no mask, the causal mask, scattered masks, heads and a batch in front, and masked scores far
   above the allowed ones, which a finite mask added to the scores leaves weight.
@@ -132,6 +132,7 @@ def ln_cases(rng: np.random.Generator) -> list[Case]:
         case((3, 6), about="three tokens"),
         case((1, 4), about="one token"),
         case((2, 3, 5), about="a batch: dgamma and dbeta sum over every token"),
+        case((2, 2, 3, 4), about="a batch of heads, two axes before the tokens: dgamma and dbeta sum over all three"),
         case((4, 2), about="d = 2"),
         case((3, 8), spread=1e-3, about="a spread of 1e-3: eps matters", fresh=True),
         case((2, 16), spread=20.0, about="a spread of 20"),

@@ -4,7 +4,8 @@ r"""The checks of the lab "Cross entropy" (``docs/labs/cross-entropy.py``).
 * ``prediction`` -- whether one confident mistake among ten predictions dominates the mean loss.
 * ``cross_entropy`` -- $-\sum_i y_i \log \hat y_i$ along the last axis, averaged over the leading ones; a zero
   in $\hat y$ costs nothing where $y$ is zero and $+\infty$ where it is not. Hidden cases: one-hot and soft
-  targets, batches, zeros on both sides (drawn anew at every run), lists, float32.
+  targets, batches, zeros on both sides and a probability below float32's smallest (drawn anew at every run),
+  lists, float32.
 * ``cross_entropy_from_logits`` -- the same loss from logits and integer targets, finite for any finite
   logits: spreads up to 2400, rows 1600 to 2400 apart from each other (drawn anew at every run), one position or
   a batch of sequences.
@@ -59,7 +60,7 @@ def cross_entropy_cases(rng: np.random.Generator) -> list[Case]:
     zero_elsewhere = distributions(rng, (n,))
     zero_elsewhere[other] = 0.0
     zero_elsewhere /= zero_elsewhere.sum()
-    tiny = 10.0 ** -rng.uniform(18, 40)  # far below 1e-12 or 1e-15, where a clip would stop it
+    tiny = 10.0 ** -rng.uniform(50, 150)  # far below a clip's 1e-12 or 1e-15, and float32's 1e-45, which holds it as 0
     return [
         Case(([0, 1, 0], [0.1, 0.8, 0.1]), about="lists"),
         Case((one_hot(rng, (4, 6)), distributions(rng, (4, 6))), about="a batch: the mean over the rows"),
@@ -68,7 +69,7 @@ def cross_entropy_cases(rng: np.random.Generator) -> list[Case]:
         Case((one_hot(rng, (2, 3, 4)), distributions(rng, (2, 3, 4), zeros=1)), about="a batch of sequences"),
         Case((np.eye(n)[other], np.eye(n)[other]), about="certain and right: 0", fresh=True),
         Case((np.eye(n)[target], np.eye(n)[other]), about="certain and wrong: +inf", fresh=True),
-        Case((np.eye(2)[1], np.array([1 - tiny, tiny])), about="nearly certain and wrong", fresh=True),
+        Case((np.eye(2)[1], np.array([1 - tiny, tiny])), about="nearly certain and wrong, p below 1e-50", fresh=True),
         Case(tuple(a.astype(np.float32) for a in (one_hot(rng, (3, 4)), distributions(rng, (3, 4)))), tol=1e-5),
         # the batch of sequences above is most often +inf (a zero at a target), where the divisor does not show
         Case((one_hot(rng, (2, 3, 4)), distributions(rng, (2, 3, 4))), about="a batch of sequences, a finite loss"),

@@ -2,10 +2,11 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
 
 * ``prediction`` -- whether the residual stream of 12 blocks as drawn stays near its first size or grows.
 * ``stream_sizes`` -- the root mean square of the stream before the first block and after each one, for
-  models of 1 to 12 blocks, one sequence or a batch.
+  models of 1 to 12 blocks, one sequence or a batch, and a block whose second LayerNorm is shifted by about
+  $10^4$, cancelled by $b_1$, where float32 loses the block's output (drawn anew at every run).
 * ``rms_norm`` -- $\gamma \odot x / \sqrt{\operatorname{mean}(x^2) + \varepsilon}$ on every token: any shape,
-  tokens where $\varepsilon$ matters, another $\varepsilon$ (drawn anew at every run, as is each check's case
-  that a naive answer fails), float32.
+  tokens where $\varepsilon$ matters, tokens whose squares float32 cannot hold, another $\varepsilon$ (drawn anew
+  at every run, as is each check's case that a naive answer fails), float32.
 * ``layer_norm_from_rms`` -- LayerNorm (no shift) as RMSNorm of the centred token; the learner's ``rms_norm``
   must do the dividing: the guard counts its calls, and the function runs a second time with ``rms_norm``
   answering its value with each entry moved by an amount of its own, which must move each entry of the result
@@ -13,10 +14,12 @@ r"""The checks of the lab "Depth, RMSNorm and RoPE" (``docs/labs/depth-rmsnorm-r
   ``rms_norm`` is given: the centred tokens (a LayerNorm computed beside it, times ``rms_norm`` of ones, is named
   so), and ``gamma`` (its result scaled by gamma outside is named as such).
 * ``apply_rope`` -- each feature pair of each row turned by its position times its frequency: widths 2 to 8,
-  heads in front, positions that are not $0, 1, \dots$ and another base (drawn anew at every run), float32.
+  heads in front, positions that are not $0, 1, \dots$, positions in the thousands (whose angles float32 rounds
+  past the tolerance) and another base (drawn anew at every run), float32.
 * ``rope_attention_scores`` -- the scores of multi-head attention with RoPE on each head's queries and keys
   (the head's own width, so turning the whole row before the split is wrong): 1 to 4 heads, one sequence, a
-  batch, two leading axes, float32.
+  batch, two leading axes, tokens that share an offset W_Q and W_K do not see (drawn anew at every run: float32
+  loses q and k there), float32.
 
 The references are the library's ``forward``, ``rms_norm``,
 ``layer_norm`` and ``apply_rope``.
@@ -28,7 +31,7 @@ Example
 >>> def rms_norm(x, gamma, eps=1e-6):     # the spread instead of the root mean square
 ...     return gamma * x / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)
 >>> check("rms_norm", rms_norm)
-Wrong: rms_norm - case 1 of 9: x = [1.24, 0.6593, 0.9892, 0.9117, 0.5833, 1.905], gamma = [0.9479, 1.364, 0.7884, 0.9301, 0.9774, 1.12] (one token)
+Wrong: rms_norm - case 1 of 10: x = [1.24, 0.6593, 0.9892, 0.9117, 0.5833, 1.905], gamma = [0.9479, 1.364, 0.7884, 0.9301, 0.9774, 1.12] (one token)
   the largest error is 3.0e+00, at index [5] (tolerance 1e-06 + 1e-06 of the value)
 """
 
@@ -41,7 +44,7 @@ import numpy as np
 
 from transformer_math.block import n_layers_of, prefix
 from transformer_math.labs.cases import Case
-from transformer_math.labs.models import drawn_model
+from transformer_math.labs.models import drawn_model, shift_cancelled
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
 from transformer_math.model import forward
 from transformer_math.modern import apply_rope as reference_rope
@@ -60,6 +63,11 @@ def sizes_cases(rng: np.random.Generator) -> list[Case]:
         Case((drawn_model(rng, 7, 12, 24, n_layers=4), rng.integers(0, 7, size=6), 4), about="four blocks"),
         Case((drawn_model(rng, 5, 8, 16, n_layers=3), rng.integers(0, 5, size=(2, 4)), 2), about="a batch of 2"),
         Case((drawn_model(rng, 5, 8, 16, n_layers=12), [1, 2, 3, 4], 1), about="twelve blocks, tokens as a list"),
+        Case(
+            (shift_cancelled(rng, drawn_model(rng, 5, 8, 16, n_layers=2), layer=1), rng.integers(0, 5, size=4), 2),
+            about="block 2's LN_2 shifted by about 1e4, which b_1 cancels: float32 keeps that block's output to 1e-3",
+            fresh=True,
+        ),
     ]
 
 
@@ -80,6 +88,11 @@ def rms_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(3, 8)) * 1e-3, gamma(8)), about="tokens of size 1e-3: eps matters", fresh=True),
         Case((np.zeros((int(rng.integers(1, 4)), 5)), gamma(5)), about="tokens of zeros", fresh=True),
         Case((rng.normal(size=(2, 6)), gamma(6)), {"eps": another_eps(rng)}, about="another eps", fresh=True),
+        Case(
+            (rng.normal(size=(2, 5)) * 10.0 ** rng.uniform(20, 30), gamma(5)),
+            about="tokens of size 1e20 and more: their squares are past float32's largest number, not float64's",
+            fresh=True,
+        ),
         Case((rng.normal(size=(2, 4)).tolist(), gamma(4).tolist()), about="lists"),
         Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)) * 5, gamma(8))), tol=1e-5),
     ]
@@ -119,6 +132,11 @@ def rope_cases(rng: np.random.Generator) -> list[Case]:
         ),
         Case((rng.normal(size=(3, 6)), np.arange(3) + rng.integers(50, 500)), about="positions past 50", fresh=True),
         Case(
+            (rng.normal(size=(3, 8)), np.arange(3) + rng.integers(5000, 20000)),
+            about="positions in the thousands: float32 rounds their angles of hundreds or thousands by up to 1e-4",
+            fresh=True,
+        ),
+        Case(
             (rng.normal(size=(3, 4)), np.arange(3)),
             {"base": float(rng.integers(20, 1000))},
             about="another base",
@@ -146,11 +164,26 @@ def attention_scores_cases(rng: np.random.Generator) -> list[Case]:
         case((2,), 4, 12, 3, about="a batch of 2, three heads of width 4"),
         case((), 1, 8, 2, about="one token"),
         case((2, 2), 3, 8, 2, about="two leading axes"),
+        Case(unseen_offset(rng, 5, 8) + (2,), about=UNSEEN, fresh=True),
         Case(
             tuple(a.astype(np.float32) for a in (rng.normal(size=(5, 8)), *rng.normal(size=(2, 8, 8)) / 3)) + (2,),
             tol=1e-5,
         ),
     ]
+
+
+UNSEEN = "tokens that share an offset of 1e5 which W_Q and W_K do not see: float32 keeps q and k to about 1e-2"
+
+
+def unseen_offset(rng: np.random.Generator, n: int, d: int) -> tuple:
+    """X, W_Q and W_K: tokens of size 1 plus an offset of length 1e5 that every column of W_Q and W_K is orthogonal to,
+    so that q and k are of size 1, but what float32 rounding of X leaves of them is off by about 1e-2 (float64's by
+    about 1e-11)."""
+    offset = rng.normal(size=d)
+    offset *= 1e5 / np.linalg.norm(offset)
+    u = offset / 1e5
+    W_Q, W_K = (W - np.outer(u, u @ W) for W in rng.normal(size=(2, d, d)) / np.sqrt(d))
+    return rng.normal(size=(n, d)) + offset, W_Q, W_K
 
 
 def reference_attention_scores(X, W_Q, W_K, n_heads):

@@ -117,6 +117,49 @@ def compare_parts(got, expected: tuple, names: tuple[str, ...], **options) -> li
     return None
 
 
+def float_dtypes(value):
+    """The float dtypes of the arrays in ``value`` (an array, a list of numbers, or lists, tuples and dicts of
+    them). A Python number is left out: NumPy lets it take the dtype of the array it meets."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return [value.dtype] if value.dtype.kind == "f" else []
+    if isinstance(value, dict):
+        return [dtype for part in value.values() for dtype in float_dtypes(part)]
+    if isinstance(value, (list, tuple)):
+        try:
+            array = _asarray(value)
+        except (TypeError, ValueError):  # ragged: its parts one by one
+            array = None
+        if array is not None and array.dtype != object:
+            return [array.dtype] if array.dtype.kind == "f" and array.ndim else []
+        return [dtype for part in value for dtype in float_dtypes(part)]
+    return []
+
+
+def lost_precision(result, inputs: tuple, parts: tuple[str, ...] = ()) -> list[str] | None:
+    """A float result (or part: ``parts`` names a tuple's, a dict names its own) of less precision than every
+    float array of the inputs is refused: float64 in, float32 out keeps the error near 1e-7, under most
+    tolerances, but loses the precision the caller gave. Integers, booleans and objects are no float result;
+    with float32 and float64 inputs mixed, either width may come out (NumPy promotes, a cast may keep the data's)."""
+    given = float_dtypes(inputs)
+    if not given:
+        return None
+    narrowest = min(given, key=lambda dtype: dtype.itemsize)
+    if isinstance(result, dict):
+        named = list(result.items())
+    elif parts and isinstance(result, (tuple, list)):
+        named = list(zip(parts, result))
+    else:
+        named = [("", result)]
+    for name, part in named:
+        if not isinstance(part, (np.ndarray, np.generic, list)):
+            continue
+        got = [dtype for dtype in float_dtypes(part) if dtype.itemsize < narrowest.itemsize]
+        if got:
+            said = f"{name}: " if name else ""
+            return [f"{said}the result is {got[0]} where the input was {narrowest}: keep the input's precision"]
+    return None
+
+
 def forward_rank(name: str) -> tuple[int, int]:
     """Where a parameter is used in the forward pass: the embeddings, then block 0's arrays in the order of
     BLOCK_NAMES, block 1's (``h1.``), ..., then the final LayerNorm and the unembedding."""

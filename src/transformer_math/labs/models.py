@@ -53,6 +53,17 @@ def drawn_model(
     return params
 
 
+def shift_cancelled(rng: np.random.Generator, params: dict[str, np.ndarray], layer: int = 0) -> dict:
+    """``params`` with block ``layer``'s second LayerNorm shifted by about 1e4 in every feature, and ``b_1`` taking
+    that shift's part of the feed-forward layer's pre-activations away: they stay of size 1, but float32 keeps
+    them only to about 1e-3 (float64 to about 1e-12)."""
+    params, name = dict(params), prefix(layer)
+    shift = rng.uniform(0.5, 1.5, size=params[name + "ln2_b"].shape) * 1e4
+    params[name + "ln2_b"] = params[name + "ln2_b"] + shift
+    params[name + "b_1"] = params[name + "b_1"] - shift @ params[name + "W_1"]
+    return params
+
+
 def gpt_model(rng: np.random.Generator, vocab: int, d: int, n_layers: int, n_ctx: int = 12) -> dict[str, np.ndarray]:
     """The capstone's GPT: learned positions, a feed-forward layer twice the width."""
     return drawn_model(rng, vocab, d, 2 * d, n_layers=n_layers, positions="learned", n_ctx=n_ctx)

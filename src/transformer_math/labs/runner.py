@@ -49,7 +49,7 @@ import numpy as np
 
 from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
-from transformer_math.labs.diagnose import compare, compare_parts, replaced_numpy
+from transformer_math.labs.diagnose import compare, compare_parts, lost_precision, replaced_numpy
 from transformer_math.labs.guard import WriteItYourself, guarded
 from transformer_math.labs.measured import near_not_exact
 from transformer_math.labs.submitted import refusal
@@ -269,6 +269,7 @@ class FunctionCheck:
         else:
             lines = compare(result, expected, **options)
         near = lines and self.derived and near_not_exact(result, expected)
+        lines = lines or lost_precision(result, (*pristine.args, *pristine.kwargs.values()), self.parts)
         if lines:
             raise Verdict("Wrong", *lines, *([near] if near else []))
         late = deadline and deadline.late()  # a call the trace could not stop: one long NumPy call

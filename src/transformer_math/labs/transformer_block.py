@@ -5,9 +5,11 @@ r"""The checks of the lab "The Transformer block" (``docs/labs/transformer-block
   sequence or a batch; widths 2 to 16; a constant token, a token of tiny spread where $\varepsilon$ matters, a
   token near $10^8$ (where $E[x^2] - \mu^2$ loses the variance), another $\varepsilon$ (these four drawn anew at
   every run); lists and float32.
-* ``feed_forward`` -- $\operatorname{ReLU}(CW_1 + b_1)W_2 + b_2$ on every token.
+* ``feed_forward`` -- $\operatorname{ReLU}(CW_1 + b_1)W_2 + b_2$ on every token; tokens near $10^4$ whose offset
+  $b_1$ cancels, where float32 loses the pre-activations (drawn anew at every run).
 * ``transformer_block`` -- the pre-LN block, written after diagnosing a wired-wrong one with the notebook's
-  probe: 1, 2 and 4 heads, a batch.
+  probe: 1, 2 and 4 heads, a batch, a shift of $\mathrm{LN}_2$ near $10^4$ that $b_1$ cancels (drawn anew at every
+  run; float32 loses the feed-forward layer's input there, as in ``forward_pass``).
 * ``prediction`` -- whether two sentences that start alike get the same first row of logits.
 * ``forward_pass`` -- tokens to logits through $L = 1, 2, 3$ and 12 blocks (counted from the model's keys, taken
   in the order of their numbers), one sequence or a batch.
@@ -33,7 +35,7 @@ import numpy as np
 
 from transformer_math.block import block_forward
 from transformer_math.labs.cases import Case
-from transformer_math.labs.models import drawn_block, drawn_model
+from transformer_math.labs.models import drawn_block, drawn_model, shift_cancelled
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck
 from transformer_math.model import forward
 from transformer_math.stats import layer_norm as reference_layer_norm
@@ -100,7 +102,21 @@ def ffn_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(5, 3)), *weights(3, 2)), about="d_ff smaller than d"),
         Case(tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 8)), *weights(8, 32))), tol=1e-5),
         Case((rng.normal(size=(3, 5)), *weights(5, 5)), about="d_ff equal to d: square weights"),
+        Case(
+            cancelling_offset(rng, weights(6, 12)),
+            about="tokens near 1e4 whose offset b_1 cancels: float32 keeps C W_1 + b_1 to about 1e-3",
+            fresh=True,
+        ),
     ]
+
+
+def cancelling_offset(rng: np.random.Generator, weights: tuple) -> tuple:
+    """Tokens that share an offset of about 1e4, and a b_1 that takes the offset's part of C W_1 away: the
+    pre-activations are of size 1 (some below 0), what float32 rounding of C leaves of them is off by about 1e-3,
+    float64's by about 1e-12."""
+    W_1, b_1, W_2, b_2 = weights
+    offset = rng.uniform(0.5, 1.5, size=W_1.shape[0]) * 1e4
+    return (offset + rng.normal(size=(4, W_1.shape[0])), W_1, b_1 - offset @ W_1, W_2, b_2)
 
 
 def reference_ffn(C, W_1, b_1, W_2, b_2):
@@ -114,7 +130,11 @@ def block_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=(3, 8)), drawn_block(rng, 8, 16), 4), about="four heads"),
         Case((rng.normal(size=(1, 4)), drawn_block(rng, 4, 8), 2), about="one token"),
         Case((rng.normal(size=(2, 4, 6)), drawn_block(rng, 6, 12), 2), about="a batch of 2"),
+        Case((rng.normal(size=(4, 8)), shift_cancelled(rng, drawn_block(rng, 8, 16)), 2), about=SHIFT, fresh=True),
     ]
+
+
+SHIFT = "LN_2's shift near 1e4, which b_1 cancels: float32 keeps the feed-forward layer's pre-activations to about 1e-3"
 
 
 def reference_block(x, p, n_heads):
@@ -130,6 +150,9 @@ def forward_cases(rng: np.random.Generator) -> list[Case]:
         Case((drawn_model(rng, 9, 8, 16, n_layers=2), rng.integers(0, 9, size=(3, 5)), 2), about="a batch of 3"),
         # h10. sorts before h2. as text: blocks taken in the keys' sorted order fail only past ten blocks
         Case((drawn_model(rng, 5, 4, 8, n_layers=12), rng.integers(0, 5, size=3), 1), about="twelve blocks"),
+        Case(
+            (shift_cancelled(rng, drawn_model(rng, 6, 8, 16)), rng.integers(0, 6, size=4), 2), about=SHIFT, fresh=True
+        ),
     ]
 
 

@@ -691,3 +691,17 @@ RIGHT += [
         ATT.replace("np.where(mask, S, -np.inf)", "np.where(mask, S, -1e9)") + DV + DS + QK,
     ),
 ]
+
+# dgamma and dbeta summed over the first axis of a 2-D input, the first two of a 3-D one: a 4-D input (a batch of
+# heads) is summed over every axis but the features.
+MISTAKES += [
+    mistake(
+        "layer_norm_backward",
+        "dgamma and dbeta summed over axis 0, or axes (0, 1): up to 3-D only",
+        LN
+        + XHAT
+        + DX
+        + "    axes = 0 if x.ndim == 2 else (0, 1)\n"
+        + "    return dx, (dy * x_hat).sum(axis=axes), dy.sum(axis=axes)",
+    ),
+]

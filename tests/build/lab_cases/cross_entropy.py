@@ -358,3 +358,18 @@ MISTAKES += [
         "    return float(-t.sum() / len(y)) if y.ndim > 1 else float(-t.sum())",
     )
 ]
+
+# The probabilities rounded to float32, the loss returned as a float: refused by a probability below 1e-50 at the
+# target, which float32 holds as 0 (a loss of +inf where the right one is finite).
+MISTAKES += [
+    mistake(
+        "cross_entropy",
+        "the probabilities rounded to float32",
+        CE
+        + "    y_pred = y_pred.astype(np.float32)\n"
+        + "    safe = np.where(y_true > 0, y_pred, 1.0)\n"
+        + "    with np.errstate(divide='ignore'):\n"
+        + "        terms = np.where(y_true > 0, y_true * np.log(safe), 0.0)\n"
+        + "    return float(np.mean(-np.sum(terms, axis=-1)))",
+    ),
+]

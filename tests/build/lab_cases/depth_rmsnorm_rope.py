@@ -510,3 +510,78 @@ MISTAKES += [
         "    return own * (r[..., :1] / own[..., :1])",
     ),
 ]
+
+# Float64 inputs computed in float32: a float32 result is refused by its dtype, a float64 one cast back by a case where
+# float32 rounding errs past the tolerance (squares past its range, angles in the thousands).
+MISTAKES += [
+    mistake(
+        "rms_norm",
+        "float32 throughout, float32 returned",
+        "def rms_norm(x, gamma, eps=1e-6):\n"
+        "    x, g = np.asarray(x, dtype=np.float32), np.asarray(gamma, dtype=np.float32)\n"
+        "    return g * x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + np.float32(eps))",
+    ),
+    mistake(
+        "rms_norm",
+        "x in float32, gamma left in float64",
+        "def rms_norm(x, gamma, eps=1e-6):\n    x = np.asarray(x, dtype=np.float32)\n"
+        "    return gamma * x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + np.float32(eps))",
+    ),
+    mistake(
+        "apply_rope",
+        "the angles rounded to float32",
+        ROPE.replace("    cos, sin", "    angle = angle.astype(np.float32)\n    cos, sin") + TURN,
+    ),
+    mistake(
+        "rope_attention_scores",
+        "float32 throughout, float32 returned",
+        "def rope_attention_scores(X, W_Q, W_K, n_heads):\n"
+        "    X = np.asarray(X, dtype=np.float32)\n"
+        "    n, d = X.shape[-2], X.shape[-1]\n    d_head = d // n_heads\n"
+        "    omega = (10000.0 ** (-np.arange(0, d_head, 2) / d_head)).astype(np.float32)\n"
+        "    angle = np.arange(n, dtype=np.float32)[:, None] * omega\n"
+        "    cos, sin = np.cos(angle), np.sin(angle)\n"
+        "    def turned(M):\n"
+        "        out = np.empty_like(M)\n"
+        "        out[..., 0::2] = M[..., 0::2] * cos - M[..., 1::2] * sin\n"
+        "        out[..., 1::2] = M[..., 0::2] * sin + M[..., 1::2] * cos\n"
+        "        return out\n"
+        "    Q, K = X @ np.asarray(W_Q, dtype=np.float32), X @ np.asarray(W_K, dtype=np.float32)\n"
+        "    heads = []\n"
+        "    for h in range(n_heads):\n"
+        "        q, k = turned(Q[..., h * d_head : (h + 1) * d_head]), turned(K[..., h * d_head : (h + 1) * d_head])\n"
+        "        heads.append(q @ np.swapaxes(k, -1, -2) / np.float32(np.sqrt(d_head)))\n"
+        "    return np.stack(heads, axis=-3)",
+    ),
+]
+MISTAKES += [
+    mistake(
+        "stream_sizes",
+        "the parameters rounded to float32",
+        SIZES
+        + "    params = {name: np.asarray(value, dtype=np.float32) for name, value in params.items()}\n"
+        + X0
+        + "    sizes = [np.sqrt(np.mean(x**2))]\n    for layer in range(n_blocks(params)):\n"
+        + "        x = block(x, block_params(params, layer), n_heads)\n        sizes.append(np.sqrt(np.mean(x**2)))\n"
+        + "    return np.array(sizes)",
+    ),
+]
+
+# q and k computed in float32 and turned by the learner's apply_rope (float64 out): refused by tokens that share an
+# offset W_Q and W_K do not see, where float32 keeps q and k to about 1e-2.
+MISTAKES += [
+    mistake(
+        "rope_attention_scores",
+        "q and k from X and the weights in float32",
+        "def rope_attention_scores(X, W_Q, W_K, n_heads):\n"
+        "    X = np.asarray(X, dtype=np.float32)\n"
+        "    n, d_head = X.shape[-2], X.shape[-1] // n_heads\n"
+        "    Q, K = X @ np.asarray(W_Q, dtype=np.float32), X @ np.asarray(W_K, dtype=np.float32)\n"
+        "    heads = []\n"
+        "    for h in range(n_heads):\n"
+        "        cols = slice(h * d_head, (h + 1) * d_head)\n"
+        "        q, k = apply_rope(Q[..., cols], np.arange(n)), apply_rope(K[..., cols], np.arange(n))\n"
+        "        heads.append(q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head))\n"
+        "    return np.stack(heads, axis=-3)",
+    ),
+]

@@ -490,3 +490,32 @@ MISTAKES += [
         + OUT,
     ),
 ]
+
+# Float64 inputs computed in float32 and cast back: refused by tokens near 1e4 whose offset b_1 cancels.
+MISTAKES += [
+    mistake(
+        "feed_forward",
+        "computed in float32, cast back to float64",
+        "def feed_forward(C, W_1, b_1, W_2, b_2):\n    C = np.asarray(C, dtype=np.float32)\n"
+        "    H = np.maximum(C @ W_1.astype(np.float32) + b_1, 0)\n"
+        "    return (H @ W_2.astype(np.float32) + b_2).astype(float)",
+    ),
+]
+
+# The block's and the model's parameters rounded to float32: refused by LN_2's shift near 1e4 that b_1 cancels.
+ROUNDED = "{0} = {{name: np.asarray(value, dtype=np.float32) for name, value in {0}.items()}}\n"
+MISTAKES += [
+    mistake(
+        "transformer_block",
+        "the parameters rounded to float32",
+        BLOCK
+        + "    "
+        + ROUNDED.format("p")
+        + f"    x = x + {ATT.format(LN1.format('x'))}\n    return x + {FFN.format(LN2.format('x'))}",
+    ),
+    mistake(
+        "forward_pass",
+        "the parameters rounded to float32",
+        FWD.replace("    tokens =", "    " + ROUNDED.format("params") + "    tokens =") + X0 + BLOCKS + OUT,
+    ),
+]
