@@ -100,6 +100,8 @@ def ce_cases(rng: np.random.Generator) -> list[Case]:
             fresh=True,
         ),
         Case((rng.normal(size=WIDE_CE), rng.integers(0, WIDE_CE[1], size=WIDE_CE[0])), **WIDE_CE_OPTIONS, fresh=True),
+        # N counts every position, however many axes lead: a count of the first two alone passes the cases above
+        Case((rng.normal(size=(2, 2, 3, 4)), rng.integers(0, 4, size=(2, 2, 3))), about="three leading axes"),
     ]
 
 

@@ -29,6 +29,13 @@ MISTAKES = [
     mistake("ce_backward", "divided by V", CE + "    return (softmax(Z) - np.eye(Z.shape[-1])[y]) / Z.shape[-1]"),
     mistake(
         "ce_backward",
+        "N counted over two leading axes at most",
+        CE
+        + "    N = Z.shape[0] * Z.shape[1] if Z.ndim > 2 else (Z.shape[0] if Z.ndim == 2 else 1)\n"
+        + "    return (softmax(Z) - np.eye(Z.shape[-1])[y]) / N",
+    ),
+    mistake(
+        "ce_backward",
         "divided by the batch, not the positions",
         CE + "    return (softmax(Z) - np.eye(Z.shape[-1])[y]) / len(Z)",
     ),
