@@ -75,6 +75,11 @@ def temperature_cases(rng: np.random.Generator) -> list[Case]:
         Case((sharp, 0.01), about="T = 0.01: scores of several hundred", fresh=True),
         Case((rng.normal(size=(2, 5)), 100.0), about="T = 100: nearly uniform"),
         Case((rng.normal(size=4).astype(np.float32), 0.3), about="float32"),
+        Case(
+            (2e5 + rng.uniform(0, 8, size=(2, 4)), 2.0),
+            about="scores near 200000, a few apart: rounded to float32 they move by up to 0.008",
+            fresh=True,
+        ),
     ]
 
 
