@@ -46,6 +46,8 @@ cache['mask'] holds numbers other than 0 and 1
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from transformer_math.attention import causal_mask, merge_heads, split_heads
@@ -266,11 +268,26 @@ def run_block_forward(function, x, p, n_heads):
 
 
 def block_caches(cache, count: int) -> list | None:
-    """The blocks' caches in a model's cache: a list (or tuple) of ``count`` dicts, at its top or one level down."""
+    """The blocks' caches in a model's cache, at its top or one level down: a list (or tuple) of ``count`` dicts;
+    else a dict with ``count`` dicts among its values (``blocks=dict(enumerate(caches))``, or flat beside the
+    model's entries as ``cache["block0"]``), in the order of the layer number in their keys."""
     for value in [cache, *entries(cache)]:
         if isinstance(value, (list, tuple)) and len(value) == count and all(isinstance(v, dict) for v in value):
             return list(value)
+    for value in [cache, *entries(cache)]:
+        tables = [(key, v) for key, v in value.items() if isinstance(v, dict)] if isinstance(value, dict) else []
+        if count and len(tables) == count:
+            order = sorted(range(count), key=lambda i: (layer_number(tables[i][0]), i))
+            return [tables[i][1] for i in order]
     return None
+
+
+def layer_number(key) -> int:
+    """The layer a key names: an integer key, or a name's last number (``"block10"``); else 0 (the keys' order)."""
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        return int(key)
+    found = re.findall(r"\d+", key) if isinstance(key, str) else []
+    return int(found[-1]) if found else 0
 
 
 # The model's own entries, named as the lab's solution names them, and what each must hold.

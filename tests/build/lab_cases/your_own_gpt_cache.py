@@ -162,3 +162,39 @@ CACHE_RIGHT = [
         + " 'x1': x1, 'c': c, 'u': u, 'r': r}",
     ),
 ]
+
+# The blocks' caches kept in a dict by layer, or flat beside the model's entries: each is checked as in a list.
+SECOND_CALL = "        x, _ = block_forward(x, block_params(params, layer), n_heads)\n"
+CACHE_MISTAKES += [
+    mistake(
+        "gpt_forward",
+        "the blocks' caches in a dict by layer, each from a second call on the block's output",
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x, blocks = embed(params, tokens), {}\n"
+        "    for layer in range(n_blocks(params)):\n"
+        + SECOND_CALL
+        + "        blocks[layer] = block_forward(x, block_params(params, layer), n_heads)[1]\n"
+        "    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n"
+        "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}",
+    ),
+    mistake(
+        "gpt_forward",
+        "the blocks' caches flat as cache['block0'], each from a second call on the block's output",
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = embed(params, tokens)\n"
+        "    cache = {'tokens': tokens, 'n_heads': n_heads}\n    for layer in range(n_blocks(params)):\n"
+        + SECOND_CALL
+        + "        cache[f'block{layer}'] = block_forward(x, block_params(params, layer), n_heads)[1]\n"
+        "    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n    cache.update(x=x, z=z)\n"
+        "    return z @ params['W_U'], cache",
+    ),
+]
+CACHE_RIGHT += [
+    right(
+        "gpt_forward",
+        "the blocks' caches flat as cache['block0'] ... cache['block11']",
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x = embed(params, tokens)\n"
+        "    cache = {'tokens': tokens, 'n_heads': n_heads}\n    for layer in range(n_blocks(params)):\n"
+        "        x, cache[f'block{layer}'] = block_forward(x, block_params(params, layer), n_heads)\n"
+        "    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n    cache.update(x=x, z=z)\n"
+        "    return z @ params['W_U'], cache",
+    ),
+]
