@@ -37,7 +37,7 @@ Example
 ...     e = np.exp(Z - Z.max(axis=-1, keepdims=True))
 ...     return e / e.sum(axis=-1, keepdims=True) - np.eye(Z.shape[-1])[y]
 >>> check("ce_backward", ce_backward)
-Wrong: ce_backward - case 2 of 11: Z of shape (4, 5), float64, from -2.9 to 1.5, y = [3, 3, 3, 0] (four positions)
+Wrong: ce_backward - case 2 of 13: Z of shape (4, 5), float64, from -2.9 to 1.5, y = [3, 3, 3, 0] (four positions)
   the largest error is 6.9e-01, at index (2, 3) (tolerance 1e-12 + 1e-10 of the value)
 """
 
@@ -102,7 +102,16 @@ def ce_cases(rng: np.random.Generator) -> list[Case]:
         Case((rng.normal(size=WIDE_CE), rng.integers(0, WIDE_CE[1], size=WIDE_CE[0])), **WIDE_CE_OPTIONS, fresh=True),
         # N counts every position, however many axes lead: a count of the first two alone passes the cases above
         Case((rng.normal(size=(2, 2, 3, 4)), rng.integers(0, 4, size=(2, 2, 3))), about="three leading axes"),
+        Case(near_1000(rng), about="logits near 1000, a few apart", fresh=True),
     ]
+
+
+def near_1000(rng: np.random.Generator) -> tuple:
+    """Two positions whose large logits are a few apart: e^z overflows, and clipping z (to 80 or 700) makes them
+    equal where the row maximum keeps them apart."""
+    rows = np.round(rng.uniform(900, 1100, size=(2, 1)) + rng.uniform(0, 3, size=(2, 3)), 2)
+    rows[:, 0] -= 1000  # one logit of each row far below
+    return rows, rng.integers(0, 3, size=2)
 
 
 # The cases a naive answer fails are drawn anew at every run (``Case.fresh``): no table made before the run holds

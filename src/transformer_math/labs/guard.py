@@ -156,6 +156,8 @@ class _Hook:
                     )
             if kind == "library" and not name.startswith(self.allowed) and self.learner_called(frame):
                 raise self.refusal(name)
+            if kind == "neutral" and name.startswith(self.own) and self.learner_called(frame):
+                raise self.refusal(name)  # the standard library's version of the exercise (graphlib's sort)
             exact = self.derived and measured.python_module(name)
             if exact and self.learner_called(frame):
                 raise self.seen.refuse(exact, measured.message(exact, self.learner_line(frame)))
@@ -277,7 +279,7 @@ def guarded(
     """Run the body with the library refused to the learner's code; yields the ``Seen`` record.
 
     ``own`` names (by prefix, ``"module.qualname"``) what the exercise asks the learner to write, for the
-    message; ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
+    message, and refuses a name of the standard library's among them (``"graphlib."``); ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
     exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
     learner's) whose calls are counted in ``Seen.calls``; ``budget`` is the most Python steps the learner's code
     may run, and ``advice`` what a refusal past it tells them to write instead; ``derived`` refuses complex and extended-precision numbers in it, and runs it with a decimal context

@@ -163,7 +163,7 @@ def decimal_refused(refuse):
 
 NEAR = (
     "every entry is within 0.1% of the gradient but not exact to rounding, as a derived gradient is: a gradient "
-    "measured by differences errs so, and so does a small term left out (an eps)"
+    "measured by differences errs so, and so do float32 arithmetic and a small term left out (an eps)"
 )
 
 

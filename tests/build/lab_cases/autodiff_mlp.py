@@ -557,3 +557,15 @@ MISTAKES += [
         + TANH_END,
     ),
 ]
+
+# The standard library's topological sort is the sort the exercise asks for: refused as the guide's own library is.
+MISTAKES += [
+    mistake(
+        "topological_order",
+        "graphlib.TopologicalSorter",
+        "import graphlib\n\n\ndef topological_order(root):\n    sorter, values, stack = graphlib.TopologicalSorter(), {}, [root]\n"
+        "    while stack:\n        v = stack.pop()\n        if id(v) in values:\n            continue\n"
+        "        values[id(v)] = v\n        sorter.add(id(v), *(id(p) for p in v.parents))\n"
+        "        stack.extend(v.parents)\n    return [values[i] for i in sorter.static_order()]",
+    )
+]

@@ -712,3 +712,15 @@ MISTAKES += [
         + "    return dx, (dy * x_hat).sum(axis=axes), dy.sum(axis=axes)",
     ),
 ]
+
+# Large logits a few apart: clipping them (to stop e^z overflowing) makes them equal; the row maximum does not.
+MISTAKES += [
+    mistake(
+        "ce_backward",
+        f"the logits clipped to {bound} instead of shifted by the row maximum",
+        CE
+        + f"    e = np.exp(np.clip(Z, -{bound}, {bound}))\n"
+        + "    return (e / e.sum(axis=-1, keepdims=True) - np.eye(Z.shape[-1])[y]) / y.size",
+    )
+    for bound in (80, 700)
+]
