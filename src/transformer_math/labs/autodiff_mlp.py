@@ -216,7 +216,8 @@ MEASURING += ("atanh", "asinh", "acosh", "arctanh", "arcsinh", "arccosh")
 DERIVE = (
     "a backward rule needs only what the forward pass kept (t = out.data, the parents' data) and out.grad. "
     "Derive the derivative and write it with those; evaluating tanh, cosh or exp again (or building them "
-    "from log and powers, or measuring the slope of their inverses) measures it instead"
+    "from log and powers, or measuring the slope of their inverses) measures it instead; write a whole power "
+    "as t ** 2 (pow and np.power, the route to fractional ones, are refused in a rule)"
 )
 
 
