@@ -131,6 +131,35 @@ def snapshot(value):
     return copy.deepcopy(value)
 
 
+def sealed(value) -> bytes:
+    """A digest of an input (arrays, lists, tuples, dicts, numbers): the check's own copy of a case, sealed before
+    the learner's call and compared after it, which only code that reached up the call stack can have changed."""
+    digest = hashlib.blake2b(digest_size=16)
+
+    def feed(part) -> None:
+        if isinstance(part, np.ndarray):
+            digest.update(f"a{part.dtype.str}{part.shape}".encode())
+            digest.update(np.ascontiguousarray(part).tobytes() if part.dtype.kind != "O" else repr(part).encode())
+        elif isinstance(part, (list, tuple)):
+            digest.update(f"{type(part).__name__}{len(part)}(".encode())
+            for item in part:
+                feed(item)
+            digest.update(b")")
+        elif isinstance(part, dict):
+            digest.update(f"d{len(part)}(".encode())
+            for key, item in part.items():
+                digest.update(repr(key).encode())
+                feed(item)
+            digest.update(b")")
+        elif isinstance(part, (int, float, str, bool, np.number)) or part is None:
+            digest.update(repr(part).encode())
+        else:
+            digest.update(type(part).__name__.encode())  # an object of the lab's own: its checks look at it
+
+    feed(value)
+    return digest.digest()
+
+
 def changed(before, after) -> bool:
     """Whether ``after`` differs from its ``snapshot`` ``before`` (arrays, lists, tuples, dicts, numbers)."""
     if isinstance(before, np.ndarray):

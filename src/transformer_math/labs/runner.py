@@ -48,7 +48,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from transformer_math.labs.authorship import Learners
-from transformer_math.labs.cases import Case, changed, changed_argument, fresh_generator, generator, snapshot
+from transformer_math.labs.cases import (
+    Case,
+    changed,
+    changed_argument,
+    fresh_generator,
+    generator,
+    sealed,
+    snapshot,
+)
 from transformer_math.labs.diagnose import compare, compare_parts, lost_precision, replaced_numpy
 from transformer_math.labs.guard import WriteItYourself, guarded
 from transformer_math.labs.measured import near_not_exact
@@ -242,6 +250,7 @@ class FunctionCheck:
         entry = function if isinstance(function, type) else Learners(function)  # its call counts as the learner's
         limit = pristine.time_limit
         deadline = limit.deadline(self.reference, pristine) if limit else None  # the reference timed just before
+        seal = sealed((pristine.args, pristine.kwargs))
         result, seen = call_guarded(
             lambda: call(entry, *given.args, **given.kwargs),
             (),
@@ -255,6 +264,8 @@ class FunctionCheck:
             deadline,
             self.advice,
         )
+        if sealed((pristine.args, pristine.kwargs)) != seal:
+            raise Verdict("Wrong", REACHED)
         names = [n for n in self.names if n not in self.mutates]
         moved = changed_argument(self.kept(given), self.kept(pristine), names)
         if moved:
@@ -279,6 +290,12 @@ class FunctionCheck:
             lines = self.verify(result, pristine, seen)
             if lines:
                 raise Verdict("Wrong", *lines)
+
+
+REACHED = (
+    "your function changed the check's own copy of its inputs, which it was not given (reached up the call "
+    "stack?): a function works on its arguments alone"
+)
 
 
 def different(case: Case, fixed: Case) -> bool:

@@ -165,7 +165,7 @@ check = Checks(
             "0b16c8ec631a526b49f197a8",
             slips={
                 "27fa07357e1d58e91af84ef8": "a perfect model still cannot predict a digit drawn at random",
-                "b35f63cd2d0eb84d4a5d186d": "token 0 is no target: the first prediction is of token 1",
+                "b35f63cd2d0eb84d4a5d186d": "token 0 is no target: count what is predicted",
                 "04c9639fa549375a0fa270bf": "a model that has learned can rule out the separator where a digit comes",
                 "12b101b64636b37fc3655c09": "a sequence of nine tokens gives eight predictions",
                 "06bcdb3ffaa678381140c0ef": "that is the cost of one random digit, not the loss",

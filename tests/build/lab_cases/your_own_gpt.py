@@ -910,3 +910,29 @@ MISTAKES.append(
         "    return dS @ K / scale, np.swapaxes(dS, -1, -2) @ Q / scale, np.swapaxes(P, -1, -2) @ dO",
     )
 )
+
+# The check's own copy of a case, reached up the call stack and changed so that the reference agrees with a wrong
+# answer: gamma zeroed (a layer_norm that returns beta), the upstream gradient zeroed (a gpt_backward of zeros).
+REACH = (
+    "import sys as _sys\n\n\ndef _zero(a):\n    if isinstance(a, np.ndarray) and a.dtype.kind == 'f':\n        a[...] = 0.0\n"
+    "    elif isinstance(a, list):\n        for i in range(len(a)):\n"
+    "            if isinstance(a[i], list):\n                _zero(a[i])\n            else:\n                a[i] = 0.0\n\n\n"
+    "def _cases_up_the_stack(edit):\n    f = _sys._getframe(2)\n    while f is not None:\n"
+    "        for value in list(f.f_locals.values()):\n            if hasattr(value, 'args') and isinstance(value.args, tuple):\n"
+    "                edit(value.args)\n        f = f.f_back\n\n\n"
+)
+MISTAKES += [
+    mistake(
+        "layer_norm",
+        "gamma zeroed in the check's copies of the case, reached up the stack; beta returned",
+        REACH + "def layer_norm(x, gamma, beta, eps=1e-5):\n    _cases_up_the_stack(lambda args: _zero(args[1]))\n"
+        "    return np.broadcast_to(np.asarray(beta, float), np.shape(x)) + 0.0",
+    ),
+    mistake(
+        "gpt_backward",
+        "the upstream gradient zeroed in the check's copies of the case, reached up the stack; zeros returned",
+        REACH + "def gpt_backward(params, cache, dlogits):\n"
+        "    _cases_up_the_stack(lambda args: [_zero(a) for a in args if np.shape(a) == np.shape(dlogits)])\n"
+        "    return {k: np.zeros_like(v) for k, v in params.items()}",
+    ),
+]
