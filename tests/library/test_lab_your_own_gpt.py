@@ -197,3 +197,29 @@ def test_a_train_that_decays_the_wrong_parameters_is_told_which(notebook, capsys
         printed = verdict(notebook, head + f"            decay = {decay}\n" + step, "train", capsys)
         assert printed.startswith("Wrong: train - case 2 of"), printed
         assert said in printed, printed
+
+
+def test_a_train_that_measures_dlogits_instead_of_calling_ce_backward_is_told_so(notebook, capsys):
+    """dlogits by central differences of the loss, fed to the learner's own gpt_backward: AdamW hardly sees the
+    differences' errors, but the check scales what ce_backward returns at every call, and the steps miss it."""
+    source = (
+        "def train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):\n"
+        "    m = {k: np.zeros_like(v) for k, v in params.items()}\n    s = {k: np.zeros_like(v) for k, v in params.items()}\n"
+        "    losses = []\n"
+        "    for t, (x, y) in enumerate(batches, start=1):\n"
+        "        logits, cache = gpt_forward(params, x, n_heads)\n"
+        "        losses.append(cross_entropy(logits, y))\n"
+        "        dl = np.zeros_like(logits)\n"
+        "        for i in np.ndindex(logits.shape):\n"
+        "            a, b = logits.copy(), logits.copy()\n"
+        "            a[i] += 1e-6\n            b[i] -= 1e-6\n"
+        "            dl[i] = (cross_entropy(a, y) - cross_entropy(b, y)) / 2e-6\n"
+        "        grads = gpt_backward(params, cache, dl)\n"
+        "        for name in params:\n"
+        "            decay = weight_decay if params[name].ndim >= 2 else 0.0\n"
+        "            params[name], m[name], s[name] = adamw_step(params[name], grads[name], m[name], s[name], t, lr, decay)\n"
+        "    return losses\n"
+    )
+    printed = verdict(notebook, source, "train", capsys)
+    assert printed.startswith("Wrong: train - case 1 of 4:"), printed
+    assert "the step does not use what your ce_backward returned" in printed, printed

@@ -2,7 +2,8 @@ r"""The capstone's check of ``train`` (``your_own_gpt``): a few AdamW steps of a
 parameters after, against the library's loop with the decay on the matrices only, as nanoGPT decays them.
 
 While the check runs, the learner's ``gpt_backward`` reaches ``train`` with each entry of its gradients times minus
-a factor drawn anew at every call, and the reference steps on the same: a step that takes its gradients from
+a factor drawn anew at every call, and ``ce_backward`` with dlogits times a positive number drawn anew (AdamW sees
+it from its second step on; the signs stay), and the reference steps on the same: a step that takes its gradients from
 elsewhere (measured from the loss, or not at all) moves the other way, and is told so, as is one that takes only
 their signs from ``gpt_backward``; ``train`` must call ``gpt_backward`` once a batch. A step that decays other
 parameters than the matrices is told where its decay went.
@@ -67,6 +68,9 @@ DISGUISE = (
     "        return -grad\n"
     "    factor = 2.0 ** np.random.default_rng([call, names.index(name)]).uniform(-1.0, 1.0, size=np.shape(grad))\n"
     "    return -factor * grad\n"
+    "\n\n"
+    "def disguised_dlogits(call, dlogits):\n"
+    "    return 2.0 ** np.random.default_rng([call, 1 << 20]).uniform(-1.0, 1.0) * dlogits\n"
 )
 WRAPPER = compile(
     DISGUISE + "\n\n"
@@ -76,29 +80,36 @@ WRAPPER = compile(
     "    if not isinstance(grads, dict):\n"
     "        return grads\n"
     "    names = sorted(params)\n"
-    "    return {name: disguised(len(calls), names, name, grad) for name, grad in grads.items()}\n",
+    "    return {name: disguised(len(calls), names, name, grad) for name, grad in grads.items()}\n"
+    "\n\n"
+    "def ce_backward(*args, **kwargs):\n"
+    "    ce_calls.append(1)\n"
+    "    dlogits = mine_ce(*args, **kwargs)\n"
+    "    return disguised_dlogits(len(ce_calls), dlogits) if isinstance(dlogits, np.ndarray) else dlogits\n",
     "<the check's gpt_backward>",
     "exec",
 )
 _REFERENCE = {"np": np}
 exec(compile(DISGUISE, "<the check's disguise>", "exec"), _REFERENCE)  # noqa: S102 - the check's own few lines
-disguised = _REFERENCE["disguised"]
+disguised, disguised_dlogits = _REFERENCE["disguised"], _REFERENCE["disguised_dlogits"]
 
 
 def run_train(function, params, batches, n_heads, **options):
-    """The learner's train, its globals' gpt_backward disguised while it runs (``WRAPPER``): the losses, the
-    parameters, and how often the disguised gpt_backward was called."""
+    """The learner's train, its globals' gpt_backward and ce_backward disguised while it runs (``WRAPPER``): the
+    losses, the parameters, and how often the disguised gpt_backward was called."""
     namespace = getattr(function, "__globals__", {})
-    mine = namespace.get("gpt_backward")
-    wrapper = {"mine": mine, "calls": [], "np": np}
-    if callable(mine):
-        exec(WRAPPER, wrapper)  # noqa: S102 - the check's own few lines
-        namespace["gpt_backward"] = wrapper["gpt_backward"]
+    mine = {name: namespace.get(name) for name in ("gpt_backward", "ce_backward")}
+    wrapper = {"mine": mine["gpt_backward"], "mine_ce": mine["ce_backward"], "calls": [], "ce_calls": [], "np": np}
+    exec(WRAPPER, wrapper)  # noqa: S102 - the check's own few lines
+    for name, own in mine.items():
+        if callable(own):
+            namespace[name] = wrapper[name]
     try:
         losses = function(params, iter(batches), n_heads, **options)
     finally:
-        if callable(mine):
-            namespace["gpt_backward"] = mine
+        for name, own in mine.items():
+            if callable(own):
+                namespace[name] = own
     if losses is Ellipsis:
         return ...
     return losses, params, len(wrapper["calls"])
@@ -126,18 +137,23 @@ def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
     """The loop the lab asks for, with the library, on the disguised gradients train gets in the check
     (``WRAPPER``); then, for the message of a wrong step, the same loop on the gradients as they are, with the
     decay on other parameters than the matrices (``DECAYS``), and on the disguise's signs without its factors."""
-    copies = [{name: value.copy() for name, value in params.items()} for _ in range(2 + len(DECAYS))]
-    plain = steps(copies[0], batches, n_heads, lr, weight_decay, as_returned)
-    signs = steps(copies[1], batches, n_heads, lr, weight_decay, flipped)
+    copies = [{name: value.copy() for name, value in params.items()} for _ in range(3 + len(DECAYS))]
+    plain = steps(copies[0], batches, n_heads, lr, weight_decay, as_returned, dlogits=as_given)
+    signs = steps(copies[1], batches, n_heads, lr, weight_decay, flipped, dlogits=as_given)
+    measured = steps(copies[2], batches, n_heads, lr, weight_decay, disguised, dlogits=as_given)
     others = {
         said: steps(copy, batches, n_heads, lr, weight_decay, disguised, decays)
-        for (said, decays), copy in zip(DECAYS.items(), copies[2:])
+        for (said, decays), copy in zip(DECAYS.items(), copies[3:])
     }
-    return (*steps(params, batches, n_heads, lr, weight_decay, disguised), plain, others, signs)
+    return (*steps(params, batches, n_heads, lr, weight_decay, disguised), plain, others, signs, measured)
 
 
 def as_returned(call, names, name, grad):
     return grad
+
+
+def as_given(call, dlogits):
+    return dlogits
 
 
 def flipped(call, names, name, grad):
@@ -161,9 +177,10 @@ DECAYS = {
 }
 
 
-def steps(params, batches, n_heads, lr, weight_decay, change, decays=is_matrix):
+def steps(params, batches, n_heads, lr, weight_decay, change, decays=is_matrix, dlogits=disguised_dlogits):
     """AdamW, its decay on the parameters ``decays`` picks (the matrices), on the gradients as ``change`` makes
-    them (``disguised``: as train gets them in the check): the losses and the parameters."""
+    them from dlogits as ``dlogits`` makes them (``disguised`` and ``disguised_dlogits``: as train gets them in
+    the check): the losses and the parameters."""
     decayed_names = [name for name in params if decays(params[name])]
     kept_names = [name for name in params if not decays(params[name])]
     decayed = (
@@ -174,7 +191,7 @@ def steps(params, batches, n_heads, lr, weight_decay, change, decays=is_matrix):
     for call, (x, y) in enumerate(batches, start=1):
         logits, cache = forward(params, x, n_heads)
         losses.append(cross_entropy_from_logits(logits, y))
-        grads = backward(params, cache, cross_entropy_backward(logits, y))
+        grads = backward(params, cache, dlogits(call, cross_entropy_backward(logits, y)))
         grads = {name: change(call, names, name, grad) for name, grad in grads.items()}
         if decayed:
             decayed.step([grads[name] for name in decayed_names])
@@ -198,6 +215,11 @@ def compare_training(got, expected, tol):
         return [
             "the step does not use what your gpt_backward returned: the check changed its gradients, and your "
             "parameters moved as if it had not (take each step's gradients from that call's result)"
+        ]
+    if lines and not compare_steps(losses, params, expected[5], 1e-6):
+        return [
+            "the step does not use what your ce_backward returned: the check changed dlogits, and your parameters "
+            "moved as if it had not (give gpt_backward the dlogits your ce_backward returns, measured nowhere)"
         ]
     if lines and not compare_steps(losses, params, expected[4], 1e-6):
         return [
