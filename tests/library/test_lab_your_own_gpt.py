@@ -223,3 +223,15 @@ def test_a_train_that_measures_dlogits_instead_of_calling_ce_backward_is_told_so
     printed = verdict(notebook, source, "train", capsys)
     assert printed.startswith("Wrong: train - case 1 of 4:"), printed
     assert "the step does not use what your ce_backward returned" in printed, printed
+
+
+def test_blocks_cached_in_reverse_order_are_told_so(notebook, capsys):
+    source = (
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x, blocks = embed(params, tokens), []\n"
+        "    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n"
+        "        blocks.insert(0, block_cache)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n"
+        "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}\n"
+    )
+    printed = verdict(notebook, source, "gpt_forward", capsys)
+    assert printed.startswith("Wrong: gpt_forward - case"), printed
+    assert "the blocks' caches are in reverse order" in printed, printed

@@ -309,15 +309,26 @@ def gpt_cache_fault(cache, params, tokens, n_heads) -> str | None:
     if lines:
         return lines
     reference = forward(params, np.asarray(tokens), n_heads)[1]
-    for layer, mine in enumerate(blocks or []):
-        name = prefix(layer)
-        x = reference["x0"] if layer == 0 else reference[prefix(layer - 1) + "x2"]
-        expected = block_expected({key: reference[name + key] for key in MEANING if name + key in reference}, x)
-        fault = block_cache_fault(mine, None, expected)
-        if fault:
-            return f"in block {layer}'s cache, {fault}"
+    faults = [block_fault(reference, layer, mine) for layer, mine in enumerate(blocks or [])]
+    fault = next(((layer, said) for layer, said in enumerate(faults) if said), None)
+    if fault and count > 1 and not any(block_fault(reference, layer, mine) for layer, mine in enumerate(blocks[::-1])):
+        return (
+            "the blocks' caches are in reverse order, the last block's first: keep them in layer order, block 0's "
+            "first, as gpt_backward reads cache['blocks'][layer]"
+        )
+    if fault:
+        return f"in block {fault[0]}'s cache, {fault[1]}"
     expected = {"tokens": reference["tokens"], "x": reference[prefix(count - 1) + "x2"], "z": reference["z"]}
     return model_entry_fault(cache, expected) or heads_fault(cache, n_heads)
+
+
+def block_fault(reference: dict, layer: int, mine) -> str | None:
+    """What is wrong with the cache ``mine`` as block ``layer``'s (``block_cache_fault``), from the model's reference
+    intermediates."""
+    name = prefix(layer)
+    x = reference["x0"] if layer == 0 else reference[prefix(layer - 1) + "x2"]
+    expected = block_expected({key: reference[name + key] for key in MEANING if name + key in reference}, x)
+    return block_cache_fault(mine, None, expected)
 
 
 def model_entry_fault(cache, expected: dict) -> str | None:

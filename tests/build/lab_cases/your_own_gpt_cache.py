@@ -198,3 +198,15 @@ CACHE_RIGHT += [
         "    return z @ params['W_U'], cache",
     ),
 ]
+
+# The blocks' caches kept last block first: refused at gpt_forward, which says so (gpt_backward reads them by layer).
+CACHE_MISTAKES += [
+    mistake(
+        "gpt_forward",
+        "the blocks' caches in reverse order",
+        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x, blocks = embed(params, tokens), []\n"
+        "    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n"
+        "        blocks.insert(0, block_cache)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n"
+        "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}",
+    )
+]
