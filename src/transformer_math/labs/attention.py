@@ -62,6 +62,26 @@ def scattered_mask(rng: np.random.Generator, n_q: int, n_k: int) -> np.ndarray:
     return mask
 
 
+def far_masked_keys(rng: np.random.Generator, query_size: tuple, key_size: tuple) -> tuple:
+    """Q, K and a mask (4 queries, 6 keys of width 4) whose two masked keys lie along a direction u the queries
+    lean along, the allowed keys across it: queries of size 10^query_size along u, the masked keys of size
+    10^key_size (each drawn from its range), so that the masked scores are their product above the allowed ones,
+    which stay a few, however large. A mask added to the scores, of any size short of that, leaves them weight; a
+    score of -inf, or one put in their place, leaves none."""
+    n_q, n_k, d_k = 4, 6, 4
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    Q = 10 ** rng.uniform(*query_size, size=(n_q, 1)) * u + rng.normal(size=(n_q, d_k))
+    K = rng.normal(size=(n_k, d_k)) * 2
+    K -= np.outer(K @ u, u)  # across u: the allowed scores are a few, whatever the queries' size along u
+    far = rng.permutation(n_k)[:2]
+    K[far] += 10 ** rng.uniform(*key_size, size=(2, 1)) * u
+    mask = scattered_mask(rng, n_q, n_k)
+    mask[:, far] = False
+    mask[np.arange(n_q), rng.choice(np.setdiff1d(np.arange(n_k), far), size=n_q)] = True
+    return Q, K, mask
+
+
 def attention_cases(rng: np.random.Generator) -> list[Case]:
     def qkv(n_q, n_k, d_k, d_v, lead=(), scale=1.0):
         return (

@@ -48,7 +48,7 @@ import numpy as np
 from transformer_math.attention import scaled_dot_product_attention
 from transformer_math.block import layer_norm_backward as reference_ln_backward
 from transformer_math.calculus import numerical_gradient
-from transformer_math.labs.attention import scattered_mask
+from transformer_math.labs.attention import far_masked_keys, scattered_mask
 from transformer_math.labs.cases import Case
 from transformer_math.labs.hand import HandNumber
 from transformer_math.labs.runner import Checks, Choice, FunctionCheck
@@ -216,22 +216,11 @@ def attention_cases(rng: np.random.Generator) -> list[Case]:
 
 
 def masked_far_above(rng: np.random.Generator) -> Case:
-    """Masked keys whose scores are 1e10 to 1e13 above the allowed ones (two keys of size 1e10 along a direction u
-    that the queries lean along, the allowed keys across it): a mask added to the scores, of any size short of
-    that, leaves them weight; a score of -inf, or one put in their place, leaves none. The queries stay near 1e2,
-    so that dK, a product with Q, keeps the tolerance of the scores' rounding (the far keys meet dS = 0)."""
-    n_q, n_k, d_k = 4, 6, 4
-    u = rng.normal(size=d_k)
-    u /= np.linalg.norm(u)
-    Q = 10 ** rng.uniform(1.5, 2.5, size=(n_q, 1)) * u + rng.normal(size=(n_q, d_k))
-    K = rng.normal(size=(n_k, d_k)) * 2
-    K -= np.outer(K @ u, u)  # across u: the allowed scores are a few, whatever the queries' size along u
-    far = rng.permutation(n_k)[:2]
-    K[far] += 10 ** rng.uniform(9.5, 10.5, size=(2, 1)) * u
-    mask = scattered_mask(rng, n_q, n_k)
-    mask[:, far] = False
-    mask[np.arange(n_q), rng.choice(np.setdiff1d(np.arange(n_k), far), size=n_q)] = True
-    args = (rng.normal(size=(n_q, 3)), Q, K, rng.normal(size=(n_k, 3)), mask)
+    """Masked keys whose scores are 1e10 to 1e13 above the allowed ones (``attention.far_masked_keys``): a mask
+    added to the scores, of any size short of that, leaves them weight. The queries stay near 1e2, so that dK, a
+    product with Q, keeps the tolerance of the scores' rounding (the far keys meet dS = 0)."""
+    Q, K, mask = far_masked_keys(rng, (1.5, 2.5), (9.5, 10.5))
+    args = (rng.normal(size=(4, 3)), Q, K, rng.normal(size=(6, 3)), mask)
     return Case(args, about="masked scores 1e10 above the allowed: a finite mask added leaves them weight", fresh=True)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transformer_math.labs.attention import scattered_mask
+from transformer_math.labs.attention import far_masked_keys
 from transformer_math.labs.cases import Case
 from transformer_math.labs.runner import FunctionCheck
 
@@ -40,17 +40,6 @@ def far_rows(rng: np.random.Generator) -> Case:
 
 def masked_far_above(rng: np.random.Generator) -> Case:
     """Attention where the masked keys' scores are 1e9 to 1e10 above the allowed ones (queries and keys of size
-    1e5 along one direction, the allowed keys across it): a mask added to the scores, of any size short of that,
-    leaves them weight; a score of -inf, or one put in their place, leaves none."""
-    n_q, n_k, d_k = 4, 6, 4
-    u = rng.normal(size=d_k)
-    u /= np.linalg.norm(u)
-    Q = 10 ** rng.uniform(4.8, 5.2, size=(n_q, 1)) * u + rng.normal(size=(n_q, d_k))
-    K = rng.normal(size=(n_k, d_k)) * 2
-    K -= np.outer(K @ u, u)  # across u: the allowed scores are a few, whatever the queries' size along u
-    far = rng.permutation(n_k)[:2]
-    K[far] += 10 ** rng.uniform(4.8, 5.2, size=(2, 1)) * u
-    mask = scattered_mask(rng, n_q, n_k)
-    mask[:, far] = False
-    mask[np.arange(n_q), rng.choice(np.setdiff1d(np.arange(n_k), far), size=n_q)] = True
-    return Case((Q, K, rng.normal(size=(n_k, 3)), mask), about="masked scores 1e9 above the allowed", fresh=True)
+    1e5 along one direction: ``attention.far_masked_keys``)."""
+    Q, K, mask = far_masked_keys(rng, (4.8, 5.2), (4.8, 5.2))
+    return Case((Q, K, rng.normal(size=(6, 3)), mask), about="masked scores 1e9 above the allowed", fresh=True)
