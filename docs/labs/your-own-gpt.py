@@ -702,7 +702,8 @@ check("adamw_step", adamw_step)
 #
 # Write `train(params, batches, n_heads, lr=3e-3, weight_decay=0.1)`: for each `(inputs, targets)` of the
 # iterable `batches`, one step: the forward pass, the loss (keep it: return the list of losses, each measured
-# before its step), the backward pass (your `gpt_backward`: the check counts its calls), and one `adamw_step` of
+# before its step), the backward pass (your `ce_backward`, then your `gpt_backward`, each called once a step: the
+# check follows what they return), and one `adamw_step` of
 # every parameter, $t$ counting the steps from 1, each parameter with its own $m$ and $v$ (zeros at the start).
 # Decay the matrices only (the arrays of two dimensions), as nanoGPT does: gains, shifts and biases get
 # `weight_decay=0`. Update `params` in place, so that the caller's model learns.

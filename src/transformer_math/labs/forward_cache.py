@@ -154,6 +154,12 @@ def entry_fault(key: str, value, forms: list[np.ndarray], meaning: str, exact: b
     array = numbers(value)
     if array is None:
         return f"cache[{key!r}] holds {type(value).__name__}, not {meaning}"
+    wider = [form.dtype for form in forms if form.dtype.kind == array.dtype.kind == "f"]
+    if key != "u" and wider and array.dtype.itemsize < min(dtype.itemsize for dtype in wider):
+        return (
+            f"cache[{key!r}] holds {array.dtype} where the forward pass computed {wider[0]}: keep the cache in "
+            "that precision, which the backward pass reads (rounding there shows only in its gradients)"
+        )
     sized = [form for form in forms if form.size == array.size]
     if not sized:
         return f"cache[{key!r}] holds an array of shape {array.shape}, not {meaning}, of shape {forms[0].shape}"

@@ -210,3 +210,26 @@ CACHE_MISTAKES += [
         "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}",
     )
 ]
+
+# A cache kept in float32 where the forward pass computed float64: within the tolerance of the values, but the
+# backward pass fed from it errs on tokens near 1e6; refused in the forward exercise.
+CACHE_MISTAKES += [
+    mistake(
+        "gpt_forward",
+        "x and z cached as float32",
+        GPT
+        + "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks,"
+        + " 'x': x.astype(np.float32), 'z': z.astype(np.float32)}",
+    )
+]
+CACHE_MISTAKES += [
+    mistake(
+        "block_forward",
+        "the cache kept in float32",
+        START
+        + X1
+        + FFN
+        + "    cache = {key: value.astype(np.float32) if value.dtype.kind == 'f' else value for key, value in "
+        + f"{CACHE}.items()}}\n    return x1 + r @ p['W_2'] + p['b_2'], cache",
+    )
+]
