@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 import transformer_math.softmax as library_softmax
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case, generator
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.guard import guarded
 from transformer_math.labs.hand import HandNumber, digest
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict, call_guarded
+from transformer_math.labs.runner import Checks, FunctionCheck, Verdict, call_guarded
 from transformer_math.labs.trace import loops_only_array
 
 OWN = ("transformer_math.softmax.softmax",)

@@ -18,7 +18,8 @@ The shared machinery: ``guard`` (the library refused while the learner's code ru
 ``isolation`` (the function run alone: no worker thread or process of the notebook's), ``timing`` (a work
 budget on a wide case) and ``trace`` (its opcode trace: the loops exercise, a budget of Python steps),
 ``cases`` (seeded hidden cases), ``diagnose`` (what a
-failure says) and ``runner`` (the checks themselves). The package needs NumPy only.
+failure says), ``runner`` (the checks of functions), ``answers`` (of predictions and computed values) and
+``hand`` (of numbers worked by hand). The package needs NumPy only.
 """
 
 __all__: list[str] = []

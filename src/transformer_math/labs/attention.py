@@ -32,9 +32,10 @@ import numpy as np
 from transformer_math.attention import causal_mask as reference_mask
 from transformer_math.attention import multi_head_attention as reference_multi_head
 from transformer_math.attention import scaled_dot_product_attention
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
 from transformer_math.labs.hand import HandNumber
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, FunctionCheck
 
 __all__ = ["check"]
 

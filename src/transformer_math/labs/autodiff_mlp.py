@@ -50,10 +50,11 @@ import math
 import numpy as np
 
 from transformer_math.autograd import Value as ReferenceValue
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.guard import names_refused
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
+from transformer_math.labs.runner import Checks, FunctionCheck, Verdict
 
 __all__ = ["check"]
 

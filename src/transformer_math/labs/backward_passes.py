@@ -48,10 +48,11 @@ import numpy as np
 from transformer_math.attention import scaled_dot_product_attention
 from transformer_math.block import layer_norm_backward as reference_ln_backward
 from transformer_math.calculus import numerical_gradient
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.attention import far_masked_keys, scattered_mask
 from transformer_math.labs.cases import Case
 from transformer_math.labs.hand import HandNumber
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, FunctionCheck
 from transformer_math.labs.timing import TimeLimit
 from transformer_math.model import cross_entropy_backward
 

@@ -30,10 +30,11 @@ import numpy as np
 
 from transformer_math.information import cross_entropy as reference_cross_entropy
 from transformer_math.information import cross_entropy_from_logits as reference_from_logits
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.hand import HandNumber
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, FunctionCheck
 
 __all__ = ["check"]
 

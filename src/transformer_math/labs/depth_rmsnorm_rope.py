@@ -43,9 +43,10 @@ import inspect
 import numpy as np
 
 from transformer_math.block import n_layers_of, prefix
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
 from transformer_math.labs.models import drawn_model, shift_cancelled
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
+from transformer_math.labs.runner import Checks, FunctionCheck, Verdict
 from transformer_math.model import forward
 from transformer_math.modern import apply_rope as reference_rope
 from transformer_math.modern import rms_norm as reference_rms_norm

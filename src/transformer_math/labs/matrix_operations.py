@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
 from transformer_math.labs.hand import HandNumber
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, FunctionCheck
 from transformer_math.labs.trace import entries, float_keeping_entries, loops_only_array
 
 __all__ = ["check"]

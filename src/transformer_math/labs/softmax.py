@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, FunctionCheck
 from transformer_math.softmax import softmax as reference_softmax
 
 __all__ = ["check"]

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare_parts
 from transformer_math.labs.hand import HandNumber
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, FunctionCheck
 from transformer_math.model import forward, init_params
 from transformer_math.sample import generate
 

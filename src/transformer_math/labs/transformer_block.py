@@ -34,9 +34,10 @@ from __future__ import annotations
 import numpy as np
 
 from transformer_math.block import block_forward
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.cases import Case
 from transformer_math.labs.models import drawn_block, drawn_model, shift_cancelled
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck
+from transformer_math.labs.runner import Checks, FunctionCheck
 from transformer_math.model import forward
 from transformer_math.stats import layer_norm as reference_layer_norm
 

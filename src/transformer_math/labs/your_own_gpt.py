@@ -53,6 +53,7 @@ import numpy as np
 from transformer_math.block import block_backward as reference_block_backward
 from transformer_math.block import block_forward as reference_block_forward
 from transformer_math.labs import adam, attention, backward_passes, cross_entropy, transformer_block
+from transformer_math.labs.answers import Choice
 from transformer_math.labs.authorship import Learners
 from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare, compare_grads
@@ -65,7 +66,7 @@ from transformer_math.labs.forward_cache import (
     run_gpt_forward,
 )
 from transformer_math.labs.models import drawn_block, gpt_model
-from transformer_math.labs.runner import Checks, Choice, FunctionCheck, Verdict
+from transformer_math.labs.runner import Checks, FunctionCheck, Verdict
 from transformer_math.labs.submitted import refusal
 from transformer_math.labs.timing import TimeLimit
 from transformer_math.labs.your_own_gpt_pasted import earlier, far_rows, masked_far_above
