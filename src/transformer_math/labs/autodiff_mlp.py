@@ -45,8 +45,6 @@ Wrong: topological_order - case 2 of 8: root = Value(c) (c = a + b)
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from transformer_math.autograd import Value as ReferenceValue
@@ -55,6 +53,7 @@ from transformer_math.labs.cases import Case
 from transformer_math.labs.diagnose import compare
 from transformer_math.labs.guard import names_refused
 from transformer_math.labs.runner import Checks, FunctionCheck, Verdict
+from transformer_math.labs.tanh_rule import RULE_ADVICE, RULE_STEPS, compare_tanh, rule_at_another_t, tanh_values
 
 __all__ = ["check"]
 
@@ -269,98 +268,6 @@ def tanh_gradients(value_class, expression, inputs, seed):
         found = [float(v.grad) for v in values]
         rules = [rule_at_another_t(v) for v in tanh_values(output)]
     return {"gradients": found, "rules": rules}
-
-
-def tanh_values(output) -> list:
-    """The values of the graph made by tanh: one parent, and ``data`` its tanh."""
-    found, seen, stack = [], set(), [output]
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        parents = list({id(p): p for p in v.parents}.values())
-        if len(parents) == 1 and abs(v.data - math.tanh(parents[0].data)) <= 1e-12:
-            found.append(v)
-        stack.extend(v.parents)
-    return found
-
-
-# What a rule may keep from the forward pass, written in t: t itself, or a part of 1 - t^2 worked out there.
-FORMS_OF_T = (lambda t: t, lambda t: t * t, lambda t: 1 - t * t, lambda t: 1 - t, lambda t: 1 + t)
-
-
-def rule_at_another_t(v, upstream: float = 1.5) -> tuple[float, float, float]:
-    """``v``'s rule run alone with its t set to another number: that t, the upstream gradient, and what the parent's
-    gradient gained. Numbers the rule closes over, or the two values hold, that are t or a part of 1 - t^2 worked
-    out in the forward pass (``FORMS_OF_T``) take that other t's. Everything it changed is put back."""
-    (parent,) = {id(p): p for p in v.parents}.values()
-    t, other = v.data, (0.0 if abs(v.data) > 0.5 else 0.9)  # 1 - t^2 differs by 0.25 at least
-    kept = [
-        *((cell, "cell_contents") for cell in getattr(v._backward, "__closure__", None) or ()),
-        *((owner, name) for owner in (v, parent) for name in _numbers(owner) if name not in ("data", "grad")),
-    ]
-    changes = [(owner, name, value, _form_at(value, t, other)) for owner, name, value in _held(kept)]
-    changes = [change for change in changes if change[3] is not None]
-    saved = v.grad, parent.grad
-    try:
-        v.data, v.grad, parent.grad = other, upstream, 0.0
-        for owner, name, _, new in changes:
-            setattr(owner, name, new)
-        v._backward()
-        gained = float(parent.grad)
-    finally:
-        v.data, (v.grad, parent.grad) = t, saved
-        for owner, name, value, _ in changes:
-            setattr(owner, name, value)
-    return other, upstream, gained
-
-
-def _numbers(owner) -> list[str]:
-    return [name for name, value in vars(owner).items() if isinstance(value, (float, np.floating))]
-
-
-def _held(kept):
-    for owner, name in kept:
-        try:
-            value = getattr(owner, name)
-        except ValueError:  # an empty cell
-            continue
-        if isinstance(value, (float, np.floating)):
-            yield owner, name, value
-
-
-def _form_at(value: float, t: float, other: float) -> float | None:
-    """``value`` as a form of t (within two roundings of 1), that form at ``other``; else None."""
-    for form in FORMS_OF_T:
-        if abs(value - form(t)) <= 4.5e-16 * max(1.0, abs(value)):
-            return form(other)
-    return None
-
-
-# The Python steps of one tanh case: the folded solution's Value takes 130 to 460 (its forward pass, the rules,
-# each rule again at another t); tanh rebuilt from + * / and inverted at t takes a hundred thousand.
-RULE_STEPS = 4000
-RULE_ADVICE = (
-    "a backward rule is one line in t and out.grad, a few steps; a rule that computes tanh's slope by series, "
-    "inversion or differences takes thousands. Derive the derivative and write it with t"
-)
-
-FOLLOW_T = (
-    "run again with t (out.data, and the t your rule reads) set to another number, your rule gave the same "
-    "gradient: it measures the slope at the input instead of writing it in t. Derive it, and write it with t"
-)
-
-
-def compare_tanh(got, expected, tol: float) -> list[str] | None:
-    """The gradients, then each tanh rule at another t: a rule in t follows it."""
-    lines = compare(np.array(got["gradients"], dtype=float), np.array(expected, dtype=float), tol=tol, rtol=tol)
-    if lines:
-        return lines
-    for other, upstream, gained in got["rules"]:
-        if abs(gained - (1 - other**2) * upstream) > 1e-12:
-            return [FOLLOW_T]
-    return None
 
 
 def reference_gradients(expression, inputs, seed):
