@@ -9,6 +9,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
+from tests.build.lab_cases.your_own_gpt_cache import CACHE_MISTAKES
 from tools.labs import solved
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "docs" / "labs" / "your-own-gpt.py"
@@ -226,12 +227,8 @@ def test_a_train_that_measures_dlogits_instead_of_calling_ce_backward_is_told_so
 
 
 def test_blocks_cached_in_reverse_order_are_told_so(notebook, capsys):
-    source = (
-        "def gpt_forward(params, tokens, n_heads):\n    tokens = np.asarray(tokens)\n    x, blocks = embed(params, tokens), []\n"
-        "    for layer in range(n_blocks(params)):\n        x, block_cache = block_forward(x, block_params(params, layer), n_heads)\n"
-        "        blocks.insert(0, block_cache)\n    z = layer_norm(x, params['lnf_g'], params['lnf_b'])\n"
-        "    return z @ params['W_U'], {'tokens': tokens, 'n_heads': n_heads, 'blocks': blocks, 'x': x, 'z': z}\n"
-    )
+    """The lab case's gpt_forward that keeps the blocks' caches last block first: refused, and told that."""
+    (source,) = [v.code for v in CACHE_MISTAKES if v.about == "the blocks' caches in reverse order"]
     printed = verdict(notebook, source, "gpt_forward", capsys)
     assert printed.startswith("Wrong: gpt_forward - case"), printed
     assert "the blocks' caches are in reverse order" in printed, printed

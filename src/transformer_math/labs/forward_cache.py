@@ -310,13 +310,13 @@ def gpt_cache_fault(cache, params, tokens, n_heads) -> str | None:
     entry named as in ``MODEL_MEANING`` that does not hold its value (judged as ``block_cache_fault`` judges), and
     no ``n_heads`` anywhere in it."""
     lines = shared_cache(cache)
-    count = n_layers_of(params)
-    blocks = block_caches(cache, count)
     if lines:
         return lines
+    count = n_layers_of(params)
+    blocks = block_caches(cache, count) or []
     reference = forward(params, np.asarray(tokens), n_heads)[1]
-    faults = [block_fault(reference, layer, mine) for layer, mine in enumerate(blocks or [])]
-    fault = next(((layer, said) for layer, said in enumerate(faults) if said), None)
+    faults = ((layer, block_fault(reference, layer, mine)) for layer, mine in enumerate(blocks))
+    fault = next(((layer, said) for layer, said in faults if said), None)  # the first block's fault, the rest not run
     if fault and count > 1 and not any(block_fault(reference, layer, mine) for layer, mine in enumerate(blocks[::-1])):
         return (
             "the blocks' caches are in reverse order, the last block's first: keep them in layer order, block 0's "

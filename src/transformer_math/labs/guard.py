@@ -279,12 +279,13 @@ def guarded(
     """Run the body with the library refused to the learner's code; yields the ``Seen`` record.
 
     ``own`` names (by prefix, ``"module.qualname"``) what the exercise asks the learner to write, for the
-    message, and refuses a name of the standard library's among them (``"graphlib."``); ``allowed`` names library functions the learner's code may call; ``loops`` turns on the loops
-    exercise's refusals and the count of multiplications; ``watch`` holds code objects (functions of the
-    learner's) whose calls are counted in ``Seen.calls``; ``budget`` is the most Python steps the learner's code
-    may run, and ``advice`` what a refusal past it tells them to write instead; ``derived`` refuses complex and extended-precision numbers in it, and runs it with a decimal context
-    that traps (a gradient measured, not derived); ``deadline`` (``timing.Deadline``) is timed over the body, and
-    the trace stops the learner's code once it is past.
+    message, and refuses a name of the standard library's among them (``"graphlib."``); ``allowed`` names library
+    functions the learner's code may call; ``loops`` turns on the loops exercise's refusals and the count of
+    multiplications; ``watch`` holds code objects (functions of the learner's) whose calls are counted in
+    ``Seen.calls``; ``budget`` is the most Python steps the learner's code may run, and ``advice`` what a refusal
+    past it tells them to write instead; ``derived`` refuses complex and extended-precision numbers in it, and runs
+    it with a decimal context that traps (a gradient measured, not derived); ``deadline`` (``timing.Deadline``) is
+    timed over the body, and the trace stops the learner's code once it is past.
     """
     seen = Seen()
     alone = isolation.not_alone()

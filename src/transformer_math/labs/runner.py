@@ -168,9 +168,9 @@ class FunctionCheck:
 
     ``names`` are the arguments' names, for the descriptions; ``cases(rng)`` returns the cases; ``reference``
     takes the same arguments. ``parts`` names the values of a function that returns several; ``rows_sum_to_one``
-    adds the rows' sums to a failure; ``own``, ``allowed``, ``loops``, ``budget``, ``derived`` and ``advice`` go to the guard.
-    ``call`` replaces the plain call ``function(*args, **kwargs)`` (to run the function inside a loop of the
-    check's own), and ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
+    adds the rows' sums to a failure; ``own``, ``allowed``, ``loops``, ``budget``, ``derived`` and ``advice`` go to
+    the guard. ``call`` replaces the plain call ``function(*args, **kwargs)`` (to run the function inside a loop of
+    the check's own), and ``mutates`` names the arguments the function is meant to change. ``compare_with(result, expected, tol)``
     replaces the comparison of arrays (a loss that may be infinite); ``verify(result, case, seen)`` adds checks a
     comparison cannot make. Both return the lines of a failure or None. ``watch(function)`` names code objects
     (the learner's other functions) whose calls the guard counts for ``verify``.

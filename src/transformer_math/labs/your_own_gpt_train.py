@@ -11,6 +11,8 @@ parameters than the matrices is told where its decay went.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from transformer_math.information import cross_entropy_from_logits
@@ -133,6 +135,20 @@ def calls_gpt_backward(result, case, seen) -> list[str] | None:
     ]
 
 
+class Training(NamedTuple):
+    """The reference's loop on the gradients as train gets them in the check, and, for the message of a wrong
+    step, the same loop on other gradients: as returned (``plain``), their signs without the factors (``signs``),
+    dlogits as ce_backward returns them, undisguised (``measured``), and the decay elsewhere (``decays``, by what
+    the check says then). ``steps`` returns its first two fields: ``compare_steps`` reads either."""
+
+    losses: list
+    params: dict
+    plain: tuple
+    decays: dict
+    signs: tuple
+    measured: tuple
+
+
 def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
     """The loop the lab asks for, with the library, on the disguised gradients train gets in the check
     (``WRAPPER``); then, for the message of a wrong step, the same loop on the gradients as they are, with the
@@ -145,7 +161,7 @@ def reference_train(params, batches, n_heads, lr=3e-3, weight_decay=0.1):
         said: steps(copy, batches, n_heads, lr, weight_decay, disguised, decays)
         for (said, decays), copy in zip(DECAYS.items(), copies[3:])
     }
-    return (*steps(params, batches, n_heads, lr, weight_decay, disguised), plain, others, signs, measured)
+    return Training(*steps(params, batches, n_heads, lr, weight_decay, disguised), plain, others, signs, measured)
 
 
 def as_returned(call, names, name, grad):
@@ -204,31 +220,34 @@ def compare_training(got, expected, tol):
     if not (isinstance(got, tuple) and len(got) == 3):
         return ["it should return the list of losses, one per batch"]
     losses, params, calls = got
-    if calls < len(expected[0]):  # a gradient from elsewhere, or gpt_backward under another name: say so
+    if calls < len(expected.losses):  # a gradient from elsewhere, or gpt_backward under another name: say so
         return [
-            f"it called your gpt_backward {calls} times for {len(expected[0])} batches (by that name, which the "
+            f"it called your gpt_backward {calls} times for {len(expected.losses)} batches (by that name, which the "
             "check follows): each step's gradients come from your backward pass, called as gpt_backward once a "
             "batch (a gradient measured from the loss is not the exercise)"
         ]
     lines = compare_steps(losses, params, expected, tol)
-    if lines and not compare_steps(losses, params, expected[2], 1e-6):
+    if lines and not compare_steps(losses, params, expected.plain, 1e-6):
         return [
             "the step does not use what your gpt_backward returned: the check changed its gradients, and your "
             "parameters moved as if it had not (take each step's gradients from that call's result)"
         ]
-    if lines and not compare_steps(losses, params, expected[5], 1e-6):
+    if lines and not compare_steps(losses, params, expected.measured, 1e-6):
         return [
             "the step does not use what your ce_backward returned: the check changed dlogits, and your parameters "
             "moved as if it had not (give gpt_backward the dlogits your ce_backward returns, measured nowhere)"
         ]
-    if lines and not compare_steps(losses, params, expected[4], 1e-6):
+    if lines and not compare_steps(losses, params, expected.signs, 1e-6):
         return [
             "the step takes only the signs of what your gpt_backward returned: the check changed the size of each "
             "entry too, and your parameters moved as if it had not (step on that call's result as it is)"
         ]
-    if lines and calls > len(expected[0]):
-        lines = [*lines, f"  (it called your gpt_backward {calls} times for {len(expected[0])} batches: once a batch)"]
-    for said, other in expected[3].items():
+    if lines and calls > len(expected.losses):
+        lines = [
+            *lines,
+            f"  (it called your gpt_backward {calls} times for {len(expected.losses)} batches: once a batch)",
+        ]
+    for said, other in expected.decays.items():
         if lines and not compare_steps(losses, params, other, tol):
             return [*lines, said]
     return lines
